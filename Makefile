@@ -1,0 +1,35 @@
+# Two commands matter: `make run` (the platform on the embedded defaults) and
+# `make test` (the whole suite). Both create and fill .venv on first use.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install run test proto lint bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m tools.launch
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+proto: $(STAMP)
+	$(BIN)/python tools/gen_protos.py
+
+lint: $(STAMP)
+	$(BIN)/buf lint
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.journal_bench
+
+clean:
+	rm -rf $(VENV) data .pytest_cache

@@ -1,0 +1,180 @@
+"""Domain errors and their single mapping to gRPC status.
+
+::
+
+    DomainError                 (reason: stable UPPER_SNAKE string)
+    ├── InvalidArgument         INVALID_ARGUMENT, names the field (BadRequest)
+    ├── OutOfRange              OUT_OF_RANGE, names the field
+    ├── NotFound                NOT_FOUND
+    ├── AlreadyExists           ALREADY_EXISTS
+    ├── FailedPrecondition      FAILED_PRECONDITION
+    ├── ResourceExhausted       RESOURCE_EXHAUSTED
+    ├── PermissionDenied        PERMISSION_DENIED
+    ├── Unauthenticated         UNAUTHENTICATED
+    └── Unavailable             UNAVAILABLE
+
+Services raise these; the server interceptor turns them into a
+``google.rpc.Status`` carrying an ``ErrorInfo`` (and a ``BadRequest`` for field
+errors) through :func:`to_grpc_status`. Clients read them back with
+:func:`error_details`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+ERROR_DOMAIN = "agentmemory"
+
+
+class DomainError(Exception):
+    """An error the caller can act on, with a stable machine-readable reason."""
+
+    code: grpc.StatusCode = grpc.StatusCode.INTERNAL
+    default_reason = "INTERNAL"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason or self.default_reason
+        self.metadata = dict(metadata or {})
+
+    def field_violations(self) -> list[tuple[str, str]]:
+        return []
+
+
+class _FieldError(DomainError):
+    def __init__(self, field_path: str, description: str, *, reason: str | None = None) -> None:
+        super().__init__(
+            f"{field_path}: {description}", reason=reason, metadata={"field": field_path}
+        )
+        self.field = field_path
+        self.description = description
+
+    def field_violations(self) -> list[tuple[str, str]]:
+        return [(self.field, self.description)]
+
+
+class InvalidArgument(_FieldError):
+    code = grpc.StatusCode.INVALID_ARGUMENT
+    default_reason = "INVALID_FIELD"
+
+
+class OutOfRange(_FieldError):
+    code = grpc.StatusCode.OUT_OF_RANGE
+    default_reason = "OUT_OF_RANGE"
+
+
+class NotFound(DomainError):
+    code = grpc.StatusCode.NOT_FOUND
+    default_reason = "NOT_FOUND"
+
+
+class AlreadyExists(DomainError):
+    code = grpc.StatusCode.ALREADY_EXISTS
+    default_reason = "ALREADY_EXISTS"
+
+
+class FailedPrecondition(DomainError):
+    code = grpc.StatusCode.FAILED_PRECONDITION
+    default_reason = "FAILED_PRECONDITION"
+
+
+class ResourceExhausted(DomainError):
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    default_reason = "RESOURCE_EXHAUSTED"
+
+
+class PermissionDenied(DomainError):
+    code = grpc.StatusCode.PERMISSION_DENIED
+    default_reason = "PERMISSION_DENIED"
+
+
+class Unauthenticated(DomainError):
+    code = grpc.StatusCode.UNAUTHENTICATED
+    default_reason = "UNAUTHENTICATED"
+
+
+class Unavailable(DomainError):
+    code = grpc.StatusCode.UNAVAILABLE
+    default_reason = "UNAVAILABLE"
+
+
+def to_grpc_status(error: DomainError) -> grpc.Status:
+    """The one place a domain error becomes a gRPC status."""
+    details = [
+        error_details_pb2.ErrorInfo(
+            reason=error.reason, domain=ERROR_DOMAIN, metadata=error.metadata
+        )
+    ]
+    violations = error.field_violations()
+    if violations:
+        details.append(
+            error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
+                    for f, d in violations
+                ]
+            )
+        )
+    status = status_pb2.Status(
+        code=getattr(code_pb2, error.code.name),
+        message=error.message,
+        details=[_pack(d) for d in details],
+    )
+    return rpc_status.to_status(status)
+
+
+def internal_status(request_id: str) -> grpc.Status:
+    """What a caller sees for an unexpected failure: no internals, a request id."""
+    return to_grpc_status(
+        DomainError(f"internal error (request id {request_id})", metadata={"request_id": request_id})
+    )
+
+
+@dataclass(frozen=True)
+class ErrorDetails:
+    """A gRPC error as a client sees it, with the rich details decoded."""
+
+    code: grpc.StatusCode
+    message: str
+    reason: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+    field_violations: dict[str, str] = field(default_factory=dict)
+
+
+def error_details(error: grpc.RpcError) -> ErrorDetails:
+    """Decode the status of a failed call, including ErrorInfo and BadRequest."""
+    code = error.code()
+    message = error.details() or ""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    if status is None:
+        return ErrorDetails(code, message)
+    reason, metadata, violations = "", {}, {}
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            reason, metadata = info.reason, dict(info.metadata)
+        elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            violations = {v.field: v.description for v in bad.field_violations}
+    return ErrorDetails(code, message, reason, metadata, violations)
+
+
+def _pack(message) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed

@@ -1,0 +1,51 @@
+"""Identifiers and the caller's principal, validated the same way everywhere."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agentmemory.common.v1 import principal_pb2
+
+from libs.errors import InvalidArgument
+
+ID_PATTERN = re.compile(r"[A-Za-z0-9._:@+-]{1,128}")
+DEFAULT_ENVIRONMENT = "default"
+
+
+def require_id(value: str, field: str) -> str:
+    """``value`` if it is a valid identifier; otherwise INVALID_ARGUMENT naming ``field``."""
+    if not value:
+        raise InvalidArgument(field, "required")
+    if not ID_PATTERN.fullmatch(value):
+        raise InvalidArgument(field, "must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -")
+    return value
+
+
+@dataclass(frozen=True)
+class Principal:
+    account_id: str
+    agent_id: str
+    user_id: str | None
+    environment: str
+
+    def to_proto(self) -> principal_pb2.Principal:
+        return principal_pb2.Principal(
+            account_id=self.account_id,
+            agent_id=self.agent_id,
+            user_id=self.user_id or "",
+            environment=self.environment,
+        )
+
+
+def parse_principal(message: principal_pb2.Principal, field: str = "principal") -> Principal:
+    return Principal(
+        account_id=require_id(message.account_id, f"{field}.account_id"),
+        agent_id=require_id(message.agent_id, f"{field}.agent_id"),
+        user_id=require_id(message.user_id, f"{field}.user_id") if message.user_id else None,
+        environment=(
+            require_id(message.environment, f"{field}.environment")
+            if message.environment
+            else DEFAULT_ENVIRONMENT
+        ),
+    )

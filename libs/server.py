@@ -1,0 +1,175 @@
+"""The grpc.aio server every service runs in.
+
+:class:`GrpcServer` adds, around the service's own servicers: the standard
+health service, server reflection (so ``grpcurl list`` needs no proto files),
+OpenTelemetry tracing when enabled, and an interceptor that gives each call a
+request id, records its deadline for outgoing calls, and turns domain errors
+into rich gRPC statuses. :meth:`GrpcServer.stop` shuts down gracefully:
+health NOT_SERVING, drain in-flight calls, stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from libs import clients, errors, log
+from libs.settings import setting
+from libs.tracing import Tracing
+
+logger = logging.getLogger(__name__)
+
+REQUEST_ID_HEADER = "x-request-id"
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Listening address and shutdown behaviour; each service sets its port."""
+
+    host: str = setting("HOST", "127.0.0.1", "Interface to listen on (0.0.0.0 in containers).")
+    port: int = setting("PORT", 0, "Port to listen on (0 picks a free one).")
+    shutdown_grace_seconds: float = setting(
+        "SHUTDOWN_GRACE_SECONDS", 10.0, "How long in-flight calls may finish after SIGTERM."
+    )
+    max_message_bytes: int = setting(
+        "MAX_MESSAGE_BYTES", 16 * 1024 * 1024, "Largest gRPC message accepted or sent."
+    )
+
+
+@dataclass(frozen=True)
+class ServiceBinding:
+    """One gRPC service: its full name and how to add its servicer to a server."""
+
+    name: str
+    register: Callable[[grpc.aio.Server], None]
+
+
+class GrpcServer:
+    """A started server owns its port until :meth:`stop`."""
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        bindings: Sequence[ServiceBinding],
+        *,
+        tracing: Tracing | None = None,
+    ) -> None:
+        self._settings = settings
+        self._names = [b.name for b in bindings]
+        interceptors = [*(tracing.server_interceptors() if tracing else []), CallInterceptor()]
+        options = [
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
+            ("grpc.max_send_message_length", settings.max_message_bytes),
+        ]
+        self._server = grpc.aio.server(interceptors=interceptors, options=options)
+        self._health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
+        for binding in bindings:
+            binding.register(self._server)
+        reflection.enable_server_reflection(
+            [*self._names, health.SERVICE_NAME, reflection.SERVICE_NAME], self._server
+        )
+        self.port = 0
+
+    async def start(self) -> int:
+        address = f"{self._settings.host}:{self._settings.port}"
+        self.port = self._server.add_insecure_port(address)
+        await self._server.start()
+        await self.set_serving(True)
+        return self.port
+
+    async def set_serving(self, serving: bool) -> None:
+        status = (
+            health_pb2.HealthCheckResponse.SERVING
+            if serving
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        for name in ("", *self._names):
+            await self._health.set(name, status)
+
+    async def stop(self) -> None:
+        """NOT_SERVING first (load balancers drain), then finish in-flight calls."""
+        await self._health.enter_graceful_shutdown()
+        await self._server.stop(self._settings.shutdown_grace_seconds)
+
+
+async def wait_for_stop_signal() -> None:
+    """Return on the first SIGTERM or SIGINT."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+        logger.info("stop signal received: shutting down")
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+
+
+class CallInterceptor(grpc.aio.ServerInterceptor):
+    """Request id, deadline propagation and error mapping for every call."""
+
+    async def intercept_service(self, continuation, handler_call_details):
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        if handler.unary_unary is not None:
+            return handler._replace(unary_unary=_unary(handler.unary_unary, method))
+        if handler.unary_stream is not None:
+            return handler._replace(unary_stream=_streaming(handler.unary_stream, method))
+        return handler
+
+
+def _begin_call(context: grpc.aio.ServicerContext) -> str:
+    metadata = dict(context.invocation_metadata() or ())
+    rid = metadata.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
+    log.request_id.set(rid[:64])
+    remaining = context.time_remaining()
+    clients.call_deadline.set(None if remaining is None else time.monotonic() + remaining)
+    return rid
+
+
+async def _fail(context: grpc.aio.ServicerContext, exc: Exception, method: str, rid: str):
+    if isinstance(exc, errors.DomainError):
+        logger.info("%s -> %s %s: %s", method, exc.code.name, exc.reason, exc.message)
+        await context.abort_with_status(errors.to_grpc_status(exc))
+    logger.exception("%s failed unexpectedly", method)
+    await context.abort_with_status(errors.internal_status(rid))
+
+
+def _unary(behavior, method: str):
+    async def wrapped(request, context):
+        rid = _begin_call(context)
+        try:
+            return await behavior(request, context)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await _fail(context, exc, method, rid)
+
+    return wrapped
+
+
+def _streaming(behavior, method: str):
+    async def wrapped(request, context) -> AsyncIterator:
+        rid = _begin_call(context)
+        try:
+            async for response in behavior(request, context):
+                yield response
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await _fail(context, exc, method, rid)
+
+    return wrapped

@@ -1,0 +1,1 @@
+"""The platform's services, one package each: ``python -m services.<name>``."""

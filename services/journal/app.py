@@ -1,0 +1,70 @@
+"""Wiring: open the journal, serve it over gRPC, watch for fencing, shut down."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from agentmemory.journal.v1 import journal_service_pb2, journal_service_pb2_grpc
+
+from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
+from libs.tracing import Tracing
+from services.journal.journal import Journal
+from services.journal.servicer import JournalServicer
+from services.journal.settings import JournalConfig
+
+logger = logging.getLogger(__name__)
+
+SERVICE_NAME = journal_service_pb2.DESCRIPTOR.services_by_name["JournalService"].full_name
+HEALTH_POLL_SECONDS = 0.25
+
+
+def binding(journal: Journal) -> ServiceBinding:
+    servicer = JournalServicer(journal)
+    return ServiceBinding(
+        SERVICE_NAME,
+        lambda server: journal_service_pb2_grpc.add_JournalServiceServicer_to_server(
+            servicer, server
+        ),
+    )
+
+
+async def watch_health(journal: Journal, server: GrpcServer) -> None:
+    """Turn NOT_SERVING as soon as a shard is fenced or fails."""
+    while journal.serving():
+        await asyncio.sleep(HEALTH_POLL_SECONDS)
+    logger.error("journal no longer writable: health is NOT_SERVING")
+    await server.set_serving(False)
+
+
+@contextlib.asynccontextmanager
+async def running(config: JournalConfig) -> AsyncIterator[tuple[Journal, GrpcServer]]:
+    """A serving journal; on exit: end feeds, drain calls, flush and close."""
+    tracing = Tracing(config.tracing, "journal")
+    logger.info(
+        "opening journal: %d shard(s) on %s", config.shards.shard_count, config.store.describe()
+    )
+    journal = await Journal.open(config.store, config.shards)
+    try:
+        server = GrpcServer(config.server, [binding(journal)], tracing=tracing)
+        await server.start()
+        watcher = asyncio.create_task(watch_health(journal, server))
+        try:
+            yield journal, server
+        finally:
+            journal.begin_shutdown()
+            await server.stop()
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+    finally:
+        await journal.close()
+        tracing.close()
+
+
+async def serve(config: JournalConfig) -> None:
+    async with running(config) as (_, server):
+        logger.info("journal serving on %s:%d", config.server.host, server.port)
+        await wait_for_stop_signal()

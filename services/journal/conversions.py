@@ -1,0 +1,91 @@
+"""Proto <-> domain conversions of the journal service, all in one place."""
+
+from __future__ import annotations
+
+from agentmemory.common.v1 import principal_pb2
+from agentmemory.journal.v1 import journal_service_pb2 as pb
+
+from libs import page_tokens
+from libs.errors import InvalidArgument
+from libs.identity import require_id
+from services.journal.shard import AppendResult, FeedEvent, Shard, ThreadState
+from services.journal.tool_calls import Page, ToolCallRecord
+
+
+def optional_thread_id(value: str) -> str | None:
+    return require_id(value, "thread_id") if value else None
+
+
+def append_response(results: list[AppendResult], last_offset: int) -> pb.AppendResponse:
+    return pb.AppendResponse(
+        results=[
+            pb.AppendResult(message_id=r.message_id, offset=r.offset, deduplicated=r.deduplicated)
+            for r in results
+        ],
+        last_offset=last_offset,
+    )
+
+
+def range_start(request: pb.ReadRangeRequest) -> int:
+    """The first offset of a ReadRange page, from the page token or the request."""
+    if request.page_token:
+        state = page_tokens.decode(request.page_token)
+        if state.get("thread") != request.thread_id or not isinstance(state.get("next"), int):
+            raise InvalidArgument("page_token", "was issued for another thread or request")
+        return state["next"]
+    if request.from_offset < 0:
+        raise InvalidArgument("from_offset", "must not be negative")
+    return request.from_offset
+
+
+def range_page_token(thread_id: str, next_offset: int | None) -> str:
+    return "" if next_offset is None else page_tokens.encode(thread=thread_id, next=next_offset)
+
+
+def stats_response(state: ThreadState | None) -> pb.GetThreadStatsResponse:
+    if state is None:
+        return pb.GetThreadStatsResponse()
+    return pb.GetThreadStatsResponse(
+        message_count=state.message_count,
+        last_offset=state.message_count,
+        token_count=state.token_count,
+    )
+
+
+def tool_call_response(record: ToolCallRecord, page: Page) -> pb.GetToolCallResponse:
+    return pb.GetToolCallResponse(
+        data=page.data,
+        total_size=page.total_size,
+        next_offset=page.next_offset,
+        has_more=page.has_more,
+        thread_id=record.thread_id,
+        message_id=record.message_id,
+        message_offset=record.message_offset,
+        name=record.call.name,
+        status=record.call.status,
+    )
+
+
+def feed_event(event: FeedEvent) -> pb.SubscribeResponse:
+    return pb.SubscribeResponse(
+        sequence=event.sequence,
+        shard=event.shard,
+        principal=principal_pb2.Principal(
+            account_id=event.thread.account_id,
+            agent_id=event.thread.agent_id,
+            user_id=event.owner_user or "",
+            environment=event.environment,
+        ),
+        thread_id=event.thread.thread_id,
+        message=event.message,
+    )
+
+
+def shards_response(shards: list[Shard]) -> pb.DescribeShardsResponse:
+    return pb.DescribeShardsResponse(
+        shard_count=len(shards),
+        shards=[
+            pb.ShardInfo(shard=s.index, durable_sequence=s.durable_sequence, writable=s.serving())
+            for s in shards
+        ],
+    )

@@ -1,0 +1,94 @@
+"""The gRPC JournalService: validate, call the journal, convert."""
+
+from __future__ import annotations
+
+from agentmemory.journal.v1 import journal_service_pb2 as pb
+from agentmemory.journal.v1 import journal_service_pb2_grpc as pb_grpc
+
+from libs.errors import InvalidArgument
+from libs.identity import parse_principal, require_id
+from services.journal import conversions, tool_calls
+from services.journal.journal import Journal
+from services.journal.validation import (
+    MAX_READ_LIMIT,
+    MAX_TOOL_CALL_PAGE_BYTES,
+    check_limit,
+    prepare_batch,
+)
+
+DEFAULT_RECENT = 20
+DEFAULT_PAGE_SIZE = 100
+FEED_BATCH = 256
+# A Subscribe stream wakes at least this often to notice shutdown or fencing.
+FEED_IDLE_WAKE_SECONDS = 1.0
+
+
+class JournalServicer(pb_grpc.JournalServiceServicer):
+    def __init__(self, journal: Journal) -> None:
+        self._journal = journal
+
+    async def Append(self, request: pb.AppendRequest, context) -> pb.AppendResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        batch = await prepare_batch(request.messages)
+        results, last_offset = await self._journal.append(principal, thread_id, batch)
+        return conversions.append_response(results, last_offset)
+
+    async def ReadRecent(self, request: pb.ReadRecentRequest, context) -> pb.ReadRecentResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        limit = check_limit(request.limit, "limit", default=DEFAULT_RECENT, maximum=MAX_READ_LIMIT)
+        messages = await self._journal.read_recent(principal, thread_id, limit)
+        return pb.ReadRecentResponse(messages=messages)
+
+    async def ReadRange(self, request: pb.ReadRangeRequest, context) -> pb.ReadRangeResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        size = check_limit(
+            request.page_size, "page_size", default=DEFAULT_PAGE_SIZE, maximum=MAX_READ_LIMIT
+        )
+        start = conversions.range_start(request)
+        messages, following = await self._journal.read_range(principal, thread_id, start, size)
+        return pb.ReadRangeResponse(
+            messages=messages,
+            next_page_token=conversions.range_page_token(thread_id, following),
+        )
+
+    async def GetToolCall(self, request: pb.GetToolCallRequest, context) -> pb.GetToolCallResponse:
+        principal = parse_principal(request.principal)
+        tool_call_id = require_id(request.tool_call_id, "tool_call_id")
+        thread_id = conversions.optional_thread_id(request.thread_id)
+        length = check_limit(
+            request.length,
+            "length",
+            default=MAX_TOOL_CALL_PAGE_BYTES,
+            maximum=MAX_TOOL_CALL_PAGE_BYTES,
+        )
+        record = await self._journal.tool_call(principal, tool_call_id, thread_id)
+        page = tool_calls.page(record.document(), request.offset, length)
+        return conversions.tool_call_response(record, page)
+
+    async def GetThreadStats(
+        self, request: pb.GetThreadStatsRequest, context
+    ) -> pb.GetThreadStatsResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        return conversions.stats_response(await self._journal.thread_stats(principal, thread_id))
+
+    async def Subscribe(self, request: pb.SubscribeRequest, context):
+        shard = self._journal.shard(request.shard)
+        if request.after_sequence < 0:
+            raise InvalidArgument("after_sequence", "must not be negative")
+        cursor = request.after_sequence
+        while True:
+            events = await shard.read_feed(cursor, FEED_BATCH)
+            for event in events:
+                yield conversions.feed_event(event)
+                cursor = event.sequence
+            if not events:
+                await shard.wait_for_feed(cursor, FEED_IDLE_WAKE_SECONDS)
+
+    async def DescribeShards(
+        self, request: pb.DescribeShardsRequest, context
+    ) -> pb.DescribeShardsResponse:
+        return conversions.shards_response(self._journal.shards)

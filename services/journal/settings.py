@@ -1,0 +1,97 @@
+"""Journal configuration, read from ``JOURNAL_*`` variables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from libs import settings
+from libs.log import LogSettings
+from libs.server import ServerSettings
+from libs.settings import Secret, setting
+from libs.tracing import TracingSettings
+
+PREFIX = "JOURNAL_"
+
+
+@dataclass(frozen=True)
+class JournalServerSettings(ServerSettings):
+    port: int = setting("PORT", 50052, "Port of the journal's gRPC server.")
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """Where the shards' SlateDB databases live."""
+
+    kind: Literal["local", "s3"] = setting(
+        "OBJECT_STORE", "local", "Object store: local (a directory) or s3 (S3-compatible)."
+    )
+    local_path: Path = setting(
+        "LOCAL_PATH", Path("data/journal"), "Directory of the local object store."
+    )
+    s3_bucket: str = setting("S3_BUCKET", "", "Bucket, required with s3.")
+    s3_prefix: str = setting("S3_PREFIX", "journal", "Key prefix of the shards in the bucket.")
+    s3_region: str = setting("S3_REGION", "us-east-1", "Bucket region.")
+    s3_endpoint: str = setting(
+        "S3_ENDPOINT", "", "Endpoint URL of an S3-compatible server; empty for AWS."
+    )
+    s3_access_key_id: str = setting("S3_ACCESS_KEY_ID", "", "Access key id.")
+    s3_secret_access_key: Secret = setting(
+        "S3_SECRET_ACCESS_KEY", Secret(""), "Secret access key (never logged)."
+    )
+
+    def __post_init__(self) -> None:
+        if self.kind == "s3" and not self.s3_bucket:
+            raise ValueError(f"{PREFIX}S3_BUCKET is required when {PREFIX}OBJECT_STORE=s3")
+
+    def describe(self) -> str:
+        if self.kind == "local":
+            return f"local directory {self.local_path.resolve()}"
+        where = self.s3_endpoint or "AWS"
+        return f"s3://{self.s3_bucket}/{self.s3_prefix} at {where}"
+
+
+@dataclass(frozen=True)
+class ShardSettings:
+    shard_count: int = setting(
+        "SHARD_COUNT",
+        1,
+        "Shards (SlateDB databases) threads are spread over; fixed when the journal is created.",
+    )
+    flush_interval_ms: int = setting(
+        "FLUSH_INTERVAL_MS",
+        10,
+        "Longest wait before buffered appends are flushed durably together (group commit).",
+    )
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.shard_count <= 1024:
+            raise ValueError(f"{PREFIX}SHARD_COUNT must be 1-1024")
+        if not 1 <= self.flush_interval_ms <= 10_000:
+            raise ValueError(f"{PREFIX}FLUSH_INTERVAL_MS must be 1-10000")
+
+
+@dataclass(frozen=True)
+class JournalConfig:
+    server: JournalServerSettings
+    store: StoreSettings
+    shards: ShardSettings
+    log: LogSettings
+    tracing: TracingSettings
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> JournalConfig:
+        return cls(
+            server=settings.load(JournalServerSettings, prefix=PREFIX, environ=environ),
+            store=settings.load(StoreSettings, prefix=PREFIX, environ=environ),
+            shards=settings.load(ShardSettings, prefix=PREFIX, environ=environ),
+            log=settings.load(LogSettings, environ=environ),
+            tracing=settings.load(TracingSettings, environ=environ),
+        )
+
+
+def variables() -> Iterator[settings.Variable]:
+    for part in (JournalServerSettings, StoreSettings, ShardSettings):
+        yield from settings.describe(part, prefix=PREFIX)

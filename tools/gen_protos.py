@@ -1,0 +1,46 @@
+"""Generate the Python code for protos/ into gen/python (or another directory).
+
+The generated code is committed; tests/test_protos.py regenerates it into a
+temporary directory and fails if anything differs, so a proto change without
+`make proto` never lands.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import resources
+from pathlib import Path
+
+from grpc_tools import protoc
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTO_ROOT = ROOT / "protos"
+DEFAULT_OUT = ROOT / "gen" / "python"
+
+
+def proto_files() -> list[Path]:
+    return sorted(PROTO_ROOT.rglob("*.proto"))
+
+
+def generate(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    well_known = resources.files("grpc_tools") / "_proto"
+    args = [
+        "grpc_tools.protoc",
+        f"-I{PROTO_ROOT}",
+        f"-I{well_known}",
+        f"--python_out={out}",
+        f"--pyi_out={out}",
+        f"--grpc_python_out={out}",
+        *(str(p.relative_to(PROTO_ROOT)) for p in proto_files()),
+    ]
+    if protoc.main(args) != 0:
+        raise SystemExit("protoc failed")
+    for package_dir in {p.parent for p in out.rglob("*.py")}:
+        while package_dir != out:
+            (package_dir / "__init__.py").touch()
+            package_dir = package_dir.parent
+
+
+if __name__ == "__main__":
+    generate(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)

@@ -16,9 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-
+from libs.healthcheck import is_serving
 from services.journal.settings import JournalConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,18 +55,12 @@ def start(component: Component) -> None:
         component.argv, cwd=ROOT, env=component.env, start_new_session=True
     )
     deadline = time.monotonic() + READY_TIMEOUT_SECONDS
-    with grpc.insecure_channel(component.address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline:
-            if component.process.poll() is not None:
-                raise RuntimeError(f"{component.name} exited with {component.process.returncode}")
-            try:
-                reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            time.sleep(0.2)
+    while time.monotonic() < deadline:
+        if component.process.poll() is not None:
+            raise RuntimeError(f"{component.name} exited with {component.process.returncode}")
+        if is_serving(component.address):
+            return
+        time.sleep(0.2)
     raise RuntimeError(f"{component.name} not serving after {READY_TIMEOUT_SECONDS:.0f}s")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from libs.healthcheck import is_serving
 from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +37,7 @@ class JournalProcess:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"journal exited early; see {self._log_path}:\n{self.log()}")
-            if self.health() == health_pb2.HealthCheckResponse.SERVING:
+            if is_serving(self.address):
                 return self
             time.sleep(0.1)
         raise RuntimeError(f"journal not serving after {timeout}s:\n{self.log()}")

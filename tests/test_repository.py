@@ -1,0 +1,63 @@
+"""Checks on the repository itself: protos, generated code, compose file, docs."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tools import config_table, gen_protos
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = os.path.dirname(sys.executable)
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name, path=BIN) or shutil.which(name)
+    assert found, f"{name} is not installed (it is a dev dependency)"
+    return found
+
+
+def test_buf_lint_is_clean():
+    done = subprocess.run([_tool("buf"), "lint"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_generated_code_matches_the_protos(tmp_path):
+    gen_protos.generate(tmp_path)
+    committed = ROOT / "gen" / "python"
+    fresh = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    present = sorted(p.relative_to(committed) for p in committed.rglob("*")
+                     if p.is_file() and "__pycache__" not in p.parts)
+    assert fresh == present, "run `make proto`: generated files differ from gen/python"
+    changed = [str(p) for p in fresh if not filecmp.cmp(tmp_path / p, committed / p, shallow=False)]
+    assert not changed, f"run `make proto`: stale generated code in {changed}"
+
+
+def test_compose_file_is_valid_and_complete():
+    done = subprocess.run(
+        [_tool("check-jsonschema"), "--builtin-schema", "vendor.compose-spec", "docker-compose.yml"],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert {"postgres", "redis", "qdrant", "s3", "clickhouse", "journal", "thread_memory",
+            "agent_memory", "search", "gateway"} <= set(services)
+    published = {name for name, spec in services.items() if spec.get("ports")}
+    assert published == {"gateway"}
+
+
+def test_readme_configuration_table_matches_the_code():
+    readme = (ROOT / "README.md").read_text()
+    assert config_table.table() in readme, "run `python -m tools.config_table` and update README"
+
+
+def test_ci_runs_the_readme_test_command():
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+    readme = (ROOT / "README.md").read_text()
+    assert "make run" in readme and "make test" in readme

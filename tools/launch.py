@@ -93,7 +93,7 @@ def main() -> int:
         for component in components(data_dir):
             running.append(component)
             start(component)
-        print("\nagent memory platform is up (data in %s):" % data_dir)
+        print(f"\nagent memory platform is up (data in {data_dir}):")
         for component in running:
             print(f"  {component.name:<14} {component.address}")
         print(f"\ntry: grpcurl -plaintext {running[0].address} list\nCtrl-C stops everything.\n",

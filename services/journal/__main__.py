@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
+
+import uvloop
 
 from libs.log import configure_logging
 from libs.settings import SettingsError
@@ -17,7 +18,7 @@ def main() -> None:
     except SettingsError as exc:
         sys.exit(f"journal: bad configuration: {exc}")
     configure_logging(config.log.level, config.log.format)
-    asyncio.run(serve(config))
+    uvloop.run(serve(config))
 
 
 if __name__ == "__main__":

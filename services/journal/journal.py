@@ -8,8 +8,10 @@ import logging
 
 from agentmemory.common.v1 import message_pb2
 
+from libs import tokens
 from libs.errors import InvalidArgument, NotFound, Unavailable
 from libs.identity import Principal
+from services.journal import uniffi_speedup
 from services.journal.keys import ThreadRef
 from services.journal.object_store import build_object_store
 from services.journal.settings import ShardSettings, StoreSettings
@@ -32,6 +34,8 @@ class Journal:
 
     @classmethod
     async def open(cls, store: StoreSettings, shards: ShardSettings) -> Journal:
+        uniffi_speedup.install()
+        await asyncio.to_thread(tokens.warm_up)
         object_store, root = build_object_store(store)
         count = shards.shard_count
         opened = await asyncio.gather(

@@ -1,16 +1,17 @@
 """One journal shard: a SlateDB database with a single fenced writer.
 
-Writes: an append takes the shard's write lock only to assign offsets and
-sequences and hand one atomic batch to SlateDB; it then waits, outside the
-lock, for the batch to be durable. Batches submitted while a flush is pending
-are flushed together (group commit), and because SlateDB's write-ahead log is
+Writes: appends queue up for the shard's committer, which plans everything
+queued into one atomic batch (see ``commit``), hands it to SlateDB, and moves
+on to the next group while the previous one becomes durable. Each append is
+answered once its batch is durable; because SlateDB's write-ahead log is
 ordered, a batch is durable only once every earlier batch is.
 
 The writer's view of each thread (next offset, owner) lives in memory and is
 loaded from the database on first use: nothing else writes this database
 while this writer is alive. When another writer opens the database, this one
-is fenced: every later call fails with JOURNAL_FENCED and nothing this writer
-did not acknowledge as durable is ever reported as written.
+is fenced: every later call fails with JOURNAL_FENCED, and nothing this writer
+did not acknowledge as durable is ever reported as written. A failed write
+stops the writer altogether (fail-stop): its view can no longer be trusted.
 
 Reads only ever return durable data.
 """
@@ -20,9 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 
 from agentmemory.common.v1 import message_pb2
 from slatedb.uniffi import (
@@ -37,17 +36,23 @@ from slatedb.uniffi import (
     ReadOptions,
     ScanOptions,
     Settings,
-    WriteBatch,
 )
 
-from libs.errors import AlreadyExists, DomainError, FailedPrecondition, NotFound, Unavailable
+from libs.errors import DomainError, FailedPrecondition, Unavailable
 from services.journal import keys
+from services.journal.commit import CommitGroup, PendingAppend, PlannedAppend, ThreadStates
 from services.journal.keys import ThreadRef
+from services.journal.records import (
+    AppendResult,
+    FeedEntry,
+    FeedEvent,
+    ThreadState,
+    ToolCallLocation,
+)
 from services.journal.validation import PreparedMessage
 
 logger = logging.getLogger(__name__)
 
-_THREAD_CACHE_SIZE = 100_000
 _DURABLE_READ = ReadOptions(
     durability_filter=DurabilityLevel.REMOTE, dirty=False, cache_blocks=True
 )
@@ -72,66 +77,21 @@ def fenced_error(shard: int) -> FailedPrecondition:
     )
 
 
-@dataclass(frozen=True)
-class ThreadState:
-    owner_user: str | None
-    environment: str
-    message_count: int
-    token_count: int
-
-    def visible_to(self, user_id: str | None) -> bool:
-        return self.owner_user is None or self.owner_user == user_id
-
-    def encode(self) -> bytes:
-        return json.dumps(
-            {"u": self.owner_user, "e": self.environment, "n": self.message_count,
-             "k": self.token_count},
-            separators=(",", ":"),
-        ).encode()
-
-    @classmethod
-    def decode(cls, raw: bytes) -> ThreadState:
-        state = json.loads(raw)
-        return cls(state["u"], state["e"], state["n"], state["k"])
-
-
-@dataclass(frozen=True)
-class AppendResult:
-    message_id: str
-    offset: int
-    deduplicated: bool
-
-
-@dataclass(frozen=True)
-class FeedEvent:
-    sequence: int
-    shard: int
-    thread: ThreadRef
-    owner_user: str | None
-    environment: str
-    message: message_pb2.Message
-
-
-@dataclass(frozen=True)
-class ToolCallLocation:
-    """Where a tool call was made and, once answered, where its result is."""
-
-    thread: ThreadRef
-    call_offset: int
-    result_offset: int
-
-
 class Shard:
     def __init__(self, index: int, db: Db, last_sequence: int) -> None:
         self.index = index
         self._db = db
+        self._threads = ThreadStates(db)
         self._write_lock = asyncio.Lock()
         self._next_sequence = last_sequence + 1
         self._durable_sequence = last_sequence
-        self._threads: OrderedDict[bytes, ThreadState] = OrderedDict()
         self._advanced = asyncio.Event()
         self._failure: DomainError | None = None
         self._closing = False
+        self._queue: list[PendingAppend] = []
+        self._queued = asyncio.Event()
+        self._settling: set[asyncio.Task] = set()
+        self._committer = asyncio.create_task(self._commit_forever())
 
     @classmethod
     async def open(
@@ -157,10 +117,6 @@ class Shard:
     @property
     def durable_sequence(self) -> int:
         return self._durable_sequence
-
-    @property
-    def failure(self) -> DomainError | None:
-        return self._failure
 
     def serving(self) -> bool:
         """False once fenced or failed; notices a takeover even without a write
@@ -202,79 +158,65 @@ class Shard:
     ) -> tuple[list[AppendResult], int]:
         """Append ``batch``; returns once it is durable, with the thread's last offset."""
         self._raise_if_failed()
-        async with self._write_lock:
-            self._raise_if_failed()
+        pending = PendingAppend(
+            thread, user_id, environment, batch, asyncio.get_running_loop().create_future()
+        )
+        self._queue.append(pending)
+        self._queued.set()
+        return await pending.future
+
+    async def _commit_forever(self) -> None:
+        while True:
+            await self._queued.wait()
+            self._queued.clear()
+            group, self._queue = self._queue, []
             try:
-                results, state, writes, next_sequence = await self._plan_append(
-                    thread, user_id, environment, batch
-                )
-                handle = None
-                if writes is not None:
-                    handle = await self._db.write(writes)
-                    self._remember(thread, state)
-                    self._next_sequence = next_sequence
-                wait_for = self._next_sequence - 1
-            except DomainError:
+                await self._commit(group)
+            except asyncio.CancelledError:
+                _reject(group, self._failure or _shutting_down())
                 raise
+
+    async def _commit(self, pendings: list[PendingAppend]) -> None:
+        async with self._write_lock:
+            if self._failure is not None:
+                _reject(pendings, self._failure)
+                return
+            group = CommitGroup(self._db, self._threads, self._next_sequence)
+            planned: list[PlannedAppend] = []
+            try:
+                for pending in pendings:
+                    if not pending.future.done():
+                        try:
+                            planned.append(await group.plan(pending))
+                        except DomainError as error:
+                            pending.settle(error=error)
+            except Exception as exc:  # a read failed: nothing was written
+                _reject(pendings, self._translate(exc))
+                return
+            batch = group.write_batch()
+            try:
+                handle = None if batch is None else await self._db.write(batch)
             except Exception as exc:
-                # The batch may or may not have reached SlateDB: this writer's
-                # view can no longer be trusted, so it stops (fail-stop).
+                # The batch may or may not have reached SlateDB: stop (fail-stop).
                 error = self._translate(exc)
                 self._fail(error)
-                raise error from exc
-        await self._await_durable(handle, wait_for)
-        return results, state.message_count
+                _reject(pendings, error)
+                return
+            group.remember_states()
+            self._next_sequence = group.next_sequence
+        settle = asyncio.create_task(self._settle(handle, self._next_sequence - 1, planned))
+        self._settling.add(settle)
+        settle.add_done_callback(self._settling.discard)
 
-    async def _plan_append(self, thread, user_id, environment, batch):
-        state = await self._writer_state(thread)
-        if state is None:
-            state = ThreadState(user_id, environment, 0, 0)
-        elif not state.visible_to(user_id):
-            raise NotFound(f"thread {thread.thread_id} not found", reason="THREAD_NOT_FOUND")
-        writes = WriteBatch()
-        results: list[AppendResult] = []
-        pending_calls: dict[bytes, ToolCallLocation] = {}
-        sequence = self._next_sequence
-        for prepared in batch:
-            id_key = keys.message_id(thread, prepared.id)
-            known = await self._db.get(id_key)
-            if known is not None:
-                results.append(_deduplicated(prepared, known))
-                continue
-            offset = state.message_count + 1
-            message = prepared.message
-            message.offset = offset
-            writes.put(keys.message(thread, offset), message.SerializeToString())
-            writes.put(id_key, json.dumps({"o": offset, "d": prepared.digest}).encode())
-            writes.put(keys.feed(sequence), _feed_entry(thread, offset, state))
-            await self._index_tool_calls(writes, thread, message, pending_calls)
-            state = replace(
-                state,
-                message_count=offset,
-                token_count=state.token_count + message.token_count,
-            )
-            results.append(AppendResult(prepared.id, offset, False))
-            sequence += 1
-        if sequence == self._next_sequence:
-            return results, state, None, sequence
-        writes.put(keys.thread_state(thread), state.encode())
-        return results, state, writes, sequence
-
-    async def _index_tool_calls(self, writes, thread, message, pending) -> None:
-        updates: list[tuple[bytes, ToolCallLocation]] = []
-        for call in message.tool_calls:
-            key = keys.tool_call(thread, call.id)
-            known = pending.get(key) or await self._tool_call_at(key, durable=False)
-            result_offset = known.result_offset if known else 0
-            updates.append((key, ToolCallLocation(thread, message.offset, result_offset)))
-        if message.tool_call_id:
-            key = keys.tool_call(thread, message.tool_call_id)
-            known = pending.get(key) or await self._tool_call_at(key, durable=False)
-            call_offset = known.call_offset if known else 0
-            updates.append((key, ToolCallLocation(thread, call_offset, message.offset)))
-        for key, location in updates:
-            pending[key] = location
-            writes.put(key, _encode_location(location))
+    async def _settle(self, handle, sequence: int, planned: list[PlannedAppend]) -> None:
+        """Answer the group's appends once everything up to ``sequence`` is durable."""
+        try:
+            await self._await_durable(handle, sequence)
+        except DomainError as error:
+            _reject([p.pending for p in planned], error)
+            return
+        for outcome in planned:
+            outcome.pending.settle((outcome.results, outcome.last_offset))
 
     async def _await_durable(self, handle, sequence: int) -> None:
         if handle is not None:
@@ -297,22 +239,6 @@ class Shard:
             self._durable_sequence = sequence
             self._wake()
 
-    async def _writer_state(self, thread: ThreadRef) -> ThreadState | None:
-        key = keys.thread_state(thread)
-        state = self._threads.get(key)
-        if state is not None:
-            self._threads.move_to_end(key)
-            return state
-        raw = await self._db.get(key)
-        return None if raw is None else ThreadState.decode(raw)
-
-    def _remember(self, thread: ThreadRef, state: ThreadState) -> None:
-        key = keys.thread_state(thread)
-        self._threads[key] = state
-        self._threads.move_to_end(key)
-        if len(self._threads) > _THREAD_CACHE_SIZE:
-            self._threads.popitem(last=False)
-
     # -- reads (durable data only) ---------------------------------------------
 
     async def thread_state(self, thread: ThreadRef, user_id: str | None) -> ThreadState | None:
@@ -324,10 +250,19 @@ class Shard:
         state = ThreadState.decode(raw)
         return state if state.visible_to(user_id) else None
 
+    async def _visible(self, thread: ThreadRef, user_id: str | None) -> bool:
+        """Whether the caller may read the thread. A thread's owner never changes, so
+        the writer's cached view answers when it has the thread."""
+        self._raise_if_failed()
+        cached = self._threads.peek(thread)
+        if cached is not None:
+            return cached.visible_to(user_id)
+        return await self.thread_state(thread, user_id) is not None
+
     async def read_recent(
         self, thread: ThreadRef, user_id: str | None, limit: int
     ) -> list[message_pb2.Message]:
-        if await self.thread_state(thread, user_id) is None:
+        if not await self._visible(thread, user_id):
             return []
         prefix = keys.messages_prefix(thread)
         rows = await self._scan(prefix, keys.prefix_end(prefix), limit, IterationOrder.DESCENDING)
@@ -337,7 +272,7 @@ class Shard:
         self, thread: ThreadRef, user_id: str | None, from_offset: int, limit: int
     ) -> tuple[list[message_pb2.Message], int | None]:
         """Up to ``limit`` messages from ``from_offset``, and the next offset if more exist."""
-        if await self.thread_state(thread, user_id) is None:
+        if not await self._visible(thread, user_id):
             return [], None
         end = keys.prefix_end(keys.messages_prefix(thread))
         rows = await self._scan(keys.message(thread, max(from_offset, 1)), end, limit + 1)
@@ -361,17 +296,17 @@ class Shard:
         else:
             prefix = keys.tool_calls_prefix(account_id, agent_id, tool_call_id)
             rows = await self._scan(prefix, keys.prefix_end(prefix), 100)
-            candidates = [_decode_location(key, value) for key, value in rows]
+            candidates = [ToolCallLocation.decode(key, value) for key, value in rows]
         visible = []
         for location in candidates:
-            if location.call_offset and await self.thread_state(location.thread, user_id):
+            if location.call_offset and await self._visible(location.thread, user_id):
                 visible.append(location)
         return visible
 
     async def _tool_call_at(self, key: bytes, *, durable: bool) -> ToolCallLocation | None:
         read = self._db.get_with_options(key, _DURABLE_READ) if durable else self._db.get(key)
         raw = await self._guard(read)
-        return None if raw is None else _decode_location(key, raw)
+        return None if raw is None else ToolCallLocation.decode(key, raw)
 
     # -- change feed ---------------------------------------------------------
 
@@ -384,17 +319,15 @@ class Shard:
         rows = await self._scan(keys.feed(after_sequence + 1), keys.feed(last + 1), limit)
         events = []
         for key, value in rows:
-            entry = json.loads(value)
-            thread = ThreadRef(entry["a"], entry["g"], entry["t"])
-            message = await self.message_at(thread, entry["o"])
+            entry = FeedEntry.decode(value)
+            message = await self.message_at(entry.thread, entry.offset)
             if message is None:
                 raise Unavailable(
                     f"feed entry {keys.sequence_of(key)} points at a missing message",
                     reason="JOURNAL_UNAVAILABLE",
                 )
-            events.append(
-                FeedEvent(keys.sequence_of(key), self.index, thread, entry["u"], entry["e"], message)
-            )
+            events.append(FeedEvent(keys.sequence_of(key), self.index, entry.thread,
+                                    entry.owner_user, entry.environment, message))
         return events
 
     async def wait_for_feed(self, after_sequence: int, timeout: float) -> None:
@@ -421,14 +354,19 @@ class Shard:
         self._wake()
 
     async def close(self) -> None:
+        """Refuse further appends, answer those in flight, flush and close."""
         if self._failure is None:
             self._failure = _shutting_down()
             self._wake()
-        async with self._write_lock:
-            try:
-                await self._db.shutdown()
-            except Error.Closed:
-                pass  # already fenced: nothing of ours is left to flush
+        async with self._write_lock:  # the group being written completes first
+            self._committer.cancel()
+            _reject(self._queue, self._failure)
+            self._queue = []
+        await asyncio.gather(self._committer, *self._settling, return_exceptions=True)
+        try:
+            await self._db.shutdown()
+        except Error.Closed:
+            pass  # already fenced: nothing of ours is left to flush
 
     async def _scan(self, start: bytes, end: bytes, limit: int, order=IterationOrder.ASCENDING):
         scan_range = KeyRange(start=start, start_inclusive=True, end=end, end_inclusive=False)
@@ -447,36 +385,13 @@ def _shutting_down() -> Unavailable:
     return Unavailable("journal is shutting down", reason="SHUTTING_DOWN")
 
 
+def _reject(pendings: list[PendingAppend], error: DomainError) -> None:
+    for pending in pendings:
+        pending.settle(error=error)
+
+
 def _message(raw: bytes) -> message_pb2.Message:
     return message_pb2.Message.FromString(raw)
-
-
-def _deduplicated(prepared: PreparedMessage, known: bytes) -> AppendResult:
-    record = json.loads(known)
-    if record["d"] != prepared.digest:
-        raise AlreadyExists(
-            f"message id {prepared.id} already exists in this thread with different content",
-            reason="MESSAGE_ID_CONFLICT",
-            metadata={"message_id": prepared.id, "offset": str(record["o"])},
-        )
-    return AppendResult(prepared.id, record["o"], True)
-
-
-def _feed_entry(thread: ThreadRef, offset: int, state: ThreadState) -> bytes:
-    return json.dumps(
-        {"a": thread.account_id, "g": thread.agent_id, "t": thread.thread_id, "o": offset,
-         "u": state.owner_user, "e": state.environment},
-        separators=(",", ":"),
-    ).encode()
-
-
-def _encode_location(location: ToolCallLocation) -> bytes:
-    return json.dumps({"c": location.call_offset, "r": location.result_offset}).encode()
-
-
-def _decode_location(key: bytes, raw: bytes) -> ToolCallLocation:
-    offsets = json.loads(raw)
-    return ToolCallLocation(keys.thread_of_tool_call(key), offsets["c"], offsets["r"])
 
 
 async def _check_layout(db: Db, index: int, count: int) -> None:

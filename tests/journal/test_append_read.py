@@ -104,3 +104,11 @@ async def test_stats_count_messages_and_tokens(journal):
     messages = await journal.recent("t-stats")
     assert stats.message_count == 2 and stats.last_offset == 2
     assert stats.token_count == sum(m.token_count for m in messages) > 0
+
+
+async def test_a_message_at_the_size_limits_is_stored_whole(journal):
+    content = "ü" * (512 * 1024)  # 1 MiB of UTF-8, the limit
+    await journal.append("t-big", [message("big", content), message("small", "after it")])
+    stored = await journal.read_all("t-big")
+    assert [m.id for m in stored] == ["big", "small"]
+    assert stored[0].content == content and stored[0].token_count > 0

@@ -148,7 +148,8 @@ async def test_tracing_exports_a_span_per_call(capsys):
     server = GrpcServer(ServerSettings(port=0), [_probe_binding([])], tracing=tracing)
     port = await server.start()
     try:
-        async with clients.channel(f"127.0.0.1:{port}", interceptors=tracing.client_interceptors()) as channel:
+        interceptors = tracing.client_interceptors()
+        async with clients.channel(f"127.0.0.1:{port}", interceptors=interceptors) as channel:
             await _call(channel, "Log")(b"traced")
     finally:
         await server.stop()

@@ -40,6 +40,12 @@ SOURCE_KIND_UNSPECIFIED: SourceKind
 SOURCE_KIND_AGENT_TOOL: SourceKind
 SOURCE_KIND_PRE_COMPACTION_FLUSH: SourceKind
 
+class AgentSettings(_message.Message):
+    __slots__ = ("memory_bound",)
+    MEMORY_BOUND_FIELD_NUMBER: _ClassVar[int]
+    memory_bound: bool
+    def __init__(self, memory_bound: _Optional[bool] = ...) -> None: ...
+
 class Source(_message.Message):
     __slots__ = ("kind", "thread_id", "message_ids")
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -143,14 +149,12 @@ class RecallResponse(_message.Message):
     def __init__(self, entries: _Optional[_Iterable[_Union[RecalledEntry, _Mapping]]] = ..., fallback: _Optional[bool] = ...) -> None: ...
 
 class ForgetRequest(_message.Message):
-    __slots__ = ("principal", "key", "request_id")
+    __slots__ = ("principal", "key")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     KEY_FIELD_NUMBER: _ClassVar[int]
-    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     key: str
-    request_id: str
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., key: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., key: _Optional[str] = ...) -> None: ...
 
 class ForgetResponse(_message.Message):
     __slots__ = ("forgotten",)
@@ -223,9 +227,37 @@ class ReindexRequest(_message.Message):
     def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ...) -> None: ...
 
 class ReindexResponse(_message.Message):
-    __slots__ = ("indexed", "total")
+    __slots__ = ("indexed", "total", "collection")
     INDEXED_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_FIELD_NUMBER: _ClassVar[int]
     indexed: int
     total: int
-    def __init__(self, indexed: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
+    collection: str
+    def __init__(self, indexed: _Optional[int] = ..., total: _Optional[int] = ..., collection: _Optional[str] = ...) -> None: ...
+
+class GetAgentSettingsRequest(_message.Message):
+    __slots__ = ("principal",)
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ...) -> None: ...
+
+class GetAgentSettingsResponse(_message.Message):
+    __slots__ = ("settings",)
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    settings: AgentSettings
+    def __init__(self, settings: _Optional[_Union[AgentSettings, _Mapping]] = ...) -> None: ...
+
+class SetAgentSettingsRequest(_message.Message):
+    __slots__ = ("principal", "settings")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    settings: AgentSettings
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., settings: _Optional[_Union[AgentSettings, _Mapping]] = ...) -> None: ...
+
+class SetAgentSettingsResponse(_message.Message):
+    __slots__ = ("settings",)
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    settings: AgentSettings
+    def __init__(self, settings: _Optional[_Union[AgentSettings, _Mapping]] = ...) -> None: ...

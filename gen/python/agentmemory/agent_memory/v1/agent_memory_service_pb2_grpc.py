@@ -80,6 +80,16 @@ class AgentMemoryServiceStub:
                 request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexResponse.FromString,
                 _registered_method=True)
+        self.GetAgentSettings = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/GetAgentSettings',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsResponse.FromString,
+                _registered_method=True)
+        self.SetAgentSettings = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/SetAgentSettings',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SetAgentSettingsRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SetAgentSettingsResponse.FromString,
+                _registered_method=True)
 
 
 class AgentMemoryServiceServicer:
@@ -149,6 +159,20 @@ class AgentMemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetAgentSettings(self, request, context):
+        """Whether the Memory capability is bound to an agent. The gateway records
+        the binding; thread memory reads it before a pre-compaction flush.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetAgentSettings(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentMemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -191,6 +215,16 @@ def add_AgentMemoryServiceServicer_to_server(servicer, server):
                     servicer.Reindex,
                     request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexRequest.FromString,
                     response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexResponse.SerializeToString,
+            ),
+            'GetAgentSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAgentSettings,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsResponse.SerializeToString,
+            ),
+            'SetAgentSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetAgentSettings,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SetAgentSettingsRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SetAgentSettingsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -415,6 +449,60 @@ class AgentMemoryService:
             '/agentmemory.agent_memory.v1.AgentMemoryService/Reindex',
             agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexRequest.SerializeToString,
             agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAgentSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/GetAgentSettings',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetAgentSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/SetAgentSettings',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SetAgentSettingsRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SetAgentSettingsResponse.FromString,
             options,
             channel_credentials,
             insecure,

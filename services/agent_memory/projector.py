@@ -1,0 +1,120 @@
+"""Projection of PostgreSQL entries into the vector index, through the outbox.
+
+Every write to an entry adds an outbox row in the same transaction. The
+projector claims due rows (``FOR UPDATE SKIP LOCKED``, so replicas share the
+work), looks at each entry's *current* row, and upserts it into its
+collection, or deletes it from the index when the row is gone or expired.
+Acting on current state makes the projection idempotent and order-free. When
+the index or the embedder fails, the rows stay, with a backoff, and are
+retried; nothing is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+
+from services.agent_memory import index as vector_index
+from services.agent_memory import sparse
+from services.agent_memory.clock import Clock
+from services.agent_memory.embeddings import Embedder
+from services.agent_memory.index import IndexPoint, VectorIndex
+from services.agent_memory.model import Entry
+from services.agent_memory.repository import Repository
+
+logger = logging.getLogger(__name__)
+
+
+def indexed_text(entry: Entry) -> str:
+    return f"{entry.key.replace('_', ' ')}: {entry.content}"
+
+
+async def points_for(embedder: Embedder, rows: Sequence[tuple[str, Entry]]) -> list[IndexPoint]:
+    texts = [indexed_text(entry) for _, entry in rows]
+    dense = await embedder.embed_documents(texts)
+    return [
+        IndexPoint(
+            id=entry.id,
+            dense=vector,
+            sparse=sparse.document_vector(text),
+            payload=vector_index.payload(
+                agent_id=agent_id, owner_user_id=entry.owner_user_id or "",
+                visibility=entry.visibility, category=entry.category,
+                expires_at=entry.expires_at.timestamp() if entry.expires_at else None,
+            ),
+        )
+        for (agent_id, entry), text, vector in zip(rows, texts, dense, strict=True)
+    ]
+
+
+class Projector:
+    def __init__(self, repository: Repository, index: VectorIndex, embedder: Embedder,
+                 clock: Clock, *, batch: int = 64, poll_seconds: float = 1.0) -> None:
+        self._repository = repository
+        self._index = index
+        self._embedder = embedder
+        self._clock = clock
+        self._batch = batch
+        self._poll = poll_seconds
+        self._wake = asyncio.Event()
+
+    def kick(self) -> None:
+        """Something was written: drain now rather than at the next poll."""
+        self._wake.set()
+
+    async def drain(self) -> int:
+        """Project everything due now; returns the outbox rows handled."""
+        handled = 0
+        while True:
+            done, progressed = await self.run_once()
+            handled += done
+            if not progressed:
+                return handled
+
+    async def run_once(self) -> tuple[int, bool]:
+        """One batch: (rows handled, whether they were projected rather than deferred)."""
+        now = self._clock.now()
+        async with self._repository.pool.acquire() as connection, connection.transaction():
+            items = await self._repository.claim_outbox(connection, now, self._batch)
+            if not items:
+                return 0, False
+            current = await self._repository.entries_for_projection(
+                connection, [i.entry_id for i in items], now)
+            try:
+                await self._project(items, current)
+            except Exception as exc:
+                logger.warning("projection of %d outbox rows deferred: %s", len(items), exc)
+                await self._repository.retry_outbox(connection, items, now, str(exc))
+                return len(items), False
+            await self._repository.finish_outbox(connection, [i.id for i in items])
+            return len(items), True
+
+    async def _project(self, items, current) -> None:
+        collections: dict[tuple[str, str], set] = defaultdict(set)
+        for item in items:
+            collections[(item.account_id, item.environment)].add(item.entry_id)
+        for (account_id, environment), entry_ids in collections.items():
+            name = vector_index.collection_name(account_id, environment, self._embedder.name)
+            live = [current[i] for i in sorted(entry_ids) if i in current]
+            gone = [i for i in sorted(entry_ids) if i not in current]
+            if live:
+                await self._index.ensure_collection(name, self._embedder.dimensions)
+                await self._index.upsert(name, await points_for(self._embedder, live))
+            if gone:
+                await self._index.delete(name, gone)
+
+    async def run_forever(self) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            connection = await stack.enter_async_context(self._repository.pool.acquire())
+            await connection.add_listener("memory_outbox", lambda *_: self._wake.set())
+            while True:
+                try:
+                    await self.drain()
+                except Exception:
+                    logger.exception("projector pass failed; retrying")
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), self._poll)

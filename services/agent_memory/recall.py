@@ -1,0 +1,75 @@
+"""Two-phase recall.
+
+(a) Qdrant: a hybrid query (dense embedding + BM25 sparse vector, fused by
+reciprocal-rank fusion in Qdrant) under the caller's visibility filter;
+(b) PostgreSQL: the returned ids are fetched and visibility, expiry and
+filters re-applied, so a lagging or stale index can never leak or resurrect
+an entry. Entries written since the projector last ran are matched by keyword
+and ranked as a third RRF leg, so a write is recallable at once. When Qdrant
+is unreachable or has nothing, PostgreSQL keyword search (full text and
+trigram) answers instead. Every score is multiplied by (0.8 + importance x 0.2).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from services.agent_memory import index as vector_index
+from services.agent_memory import rules, sparse
+from services.agent_memory.embeddings import Embedder
+from services.agent_memory.index import IndexFilter, IndexHit, IndexUnavailable, VectorIndex
+from services.agent_memory.model import Entry, Recalled, RecallResult, Scope
+from services.agent_memory.repository import Repository
+from services.agent_memory.rules import Category
+
+logger = logging.getLogger(__name__)
+
+# Ask the index for more than the limit: phase (b) may drop some hits.
+_OVERSAMPLE = 3
+
+
+class Recaller:
+    def __init__(self, repository: Repository, index: VectorIndex, embedder: Embedder) -> None:
+        self._repository = repository
+        self._index = index
+        self._embedder = embedder
+
+    async def recall(self, scope: Scope, query: str, limit: int, categories: Sequence[Category],
+                     now) -> RecallResult:
+        hits = await self._index_hits(scope, query, limit, categories, now)
+        if not hits:
+            found = await self._repository.keyword_search(scope, now, query, categories, limit)
+            ranked = _rank([(e, rules.boosted(score, e.importance)) for e, score in found], limit)
+            return RecallResult(ranked, fallback=True)
+        entries = await self._repository.visible_by_ids(scope, now, [h.id for h in hits], categories)
+        scored = [(entries[h.id], rules.boosted(h.score, entries[h.id].importance))
+                  for h in hits if h.id in entries]
+        unprojected = await self._repository.keyword_search(
+            scope, now, query, categories, limit, only_unprojected=True)
+        seen = {entry.id for entry, _ in scored}
+        for rank, (entry, _) in enumerate(unprojected):
+            if entry.id not in seen:
+                fused = 1.0 / (vector_index.RRF_K + rank + 1)
+                scored.append((entry, rules.boosted(fused, entry.importance)))
+        return RecallResult(_rank(scored, limit), fallback=False)
+
+    async def _index_hits(self, scope: Scope, query: str, limit: int,
+                          categories: Sequence[Category], now) -> list[IndexHit]:
+        name = vector_index.collection_name(scope.account_id, scope.environment, self._embedder.name)
+        where = IndexFilter(scope.agent_id, scope.user_id, now.timestamp(),
+                            tuple(str(c) for c in categories))
+        try:
+            dense = await self._embedder.embed_query(query)
+            return await self._index.query(name, dense, sparse.query_vector(query), where,
+                                           limit * _OVERSAMPLE)
+        except IndexUnavailable as exc:
+            logger.warning("index unavailable, recalling by keyword: %s", exc)
+        except Exception as exc:  # the embedding API failed: keyword search still answers
+            logger.warning("query embedding failed, recalling by keyword: %s", exc)
+        return []
+
+
+def _rank(scored: list[tuple[Entry, float]], limit: int) -> list[Recalled]:
+    scored.sort(key=lambda pair: (-pair[1], -pair[0].importance, str(pair[0].id)))
+    return [Recalled(entry, score) for entry, score in scored[:limit]]

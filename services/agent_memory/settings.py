@@ -1,0 +1,80 @@
+"""Agent-memory configuration, read from ``AGENT_MEMORY_*`` and ``EMBEDDINGS_*`` variables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from libs import settings
+from libs.log import LogSettings
+from libs.server import ServerSettings
+from libs.settings import Secret, setting
+from libs.tracing import TracingSettings
+
+PREFIX = "AGENT_MEMORY_"
+
+
+@dataclass(frozen=True)
+class AgentMemoryServerSettings(ServerSettings):
+    port: int = setting("PORT", 50054, "Port of the agent-memory gRPC server.")
+
+
+@dataclass(frozen=True)
+class StorageSettings:
+    postgres_dsn: Secret = setting(
+        "POSTGRES_DSN", Secret("postgresql://postgres@127.0.0.1:5432/agentmemory"),
+        "PostgreSQL connection URL (may hold a password: never logged).",
+    )
+    index: Literal["edge", "qdrant"] = setting(
+        "INDEX", "edge", "Vector index: edge (Qdrant engine in-process) or qdrant (a server).")
+    index_path: Path = setting(
+        "INDEX_PATH", Path("data/qdrant"), "Directory of the in-process index (edge).")
+    qdrant_url: str = setting("QDRANT_URL", "http://localhost:6333", "Qdrant server URL (qdrant).")
+    qdrant_api_key: Secret = setting("QDRANT_API_KEY", Secret(""), "Qdrant API key, if any.")
+    projector_batch: int = setting(
+        "PROJECTOR_BATCH", 64, "Outbox rows projected into the index per pass.")
+    hygiene_interval_hours: float = setting(
+        "HYGIENE_INTERVAL_HOURS", 24.0, "Hours between hygiene passes (expiry and decay).")
+
+    def __post_init__(self) -> None:
+        if self.projector_batch < 1:
+            raise ValueError(f"{PREFIX}PROJECTOR_BATCH must be at least 1")
+        if self.hygiene_interval_hours <= 0:
+            raise ValueError(f"{PREFIX}HYGIENE_INTERVAL_HOURS must be positive")
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    base_url: str = setting(
+        "BASE_URL", "",
+        "OpenAI-compatible embeddings endpoint; empty uses the local model (bge-small-en).")
+    model: str = setting("MODEL", "text-embedding-3-small", "Embedding model at that endpoint.")
+    api_key: Secret = setting("API_KEY", Secret(""), "API key for the endpoint (never logged).")
+    dimensions: int = setting("DIMENSIONS", 1536, "Dimensions the endpoint's model returns.")
+
+
+@dataclass(frozen=True)
+class AgentMemoryConfig:
+    server: AgentMemoryServerSettings
+    storage: StorageSettings
+    embeddings: EmbeddingSettings
+    log: LogSettings
+    tracing: TracingSettings
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> AgentMemoryConfig:
+        return cls(
+            server=settings.load(AgentMemoryServerSettings, prefix=PREFIX, environ=environ),
+            storage=settings.load(StorageSettings, prefix=PREFIX, environ=environ),
+            embeddings=settings.load(EmbeddingSettings, prefix="EMBEDDINGS_", environ=environ),
+            log=settings.load(LogSettings, environ=environ),
+            tracing=settings.load(TracingSettings, environ=environ),
+        )
+
+
+def variables() -> Iterator[settings.Variable]:
+    for part in (AgentMemoryServerSettings, StorageSettings):
+        yield from settings.describe(part, prefix=PREFIX)
+    yield from settings.describe(EmbeddingSettings, prefix="EMBEDDINGS_")

@@ -17,9 +17,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_launcher_starts_serves_and_stops_on_ctrl_c(tmp_path):
-    port = free_port()
+    port, memory_port = free_port(), free_port()
     env = {**os.environ, "AGENTMEMORY_DATA_DIR": str(tmp_path / "data"),
-           "JOURNAL_PORT": str(port), "PYTHONUNBUFFERED": "1"}
+           "JOURNAL_PORT": str(port), "AGENT_MEMORY_PORT": str(memory_port),
+           "AGENTMEMORY_POSTGRES_PORT": str(free_port()), "PYTHONUNBUFFERED": "1"}
     launcher = subprocess.Popen([sys.executable, "-m", "tools.launch"], cwd=ROOT, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -33,11 +34,15 @@ def test_launcher_starts_serves_and_stops_on_ctrl_c(tmp_path):
                 break
         output = "".join(lines)
         assert f"journal        127.0.0.1:{port}" in output
+        assert f"agent_memory   127.0.0.1:{memory_port}" in output
         grpcurl = shutil.which("grpcurl", path=os.path.dirname(sys.executable))
         listed = subprocess.run([grpcurl, "-plaintext", f"localhost:{port}", "list"],
                                 capture_output=True, text=True, timeout=30)
         assert "agentmemory.journal.v1.JournalService" in listed.stdout
         assert (tmp_path / "data" / "journal").is_dir()
+        listed = subprocess.run([grpcurl, "-plaintext", f"localhost:{memory_port}", "list"],
+                                capture_output=True, text=True, timeout=30)
+        assert "agentmemory.agent_memory.v1.AgentMemoryService" in listed.stdout
 
         launcher.send_signal(signal.SIGINT)
         rest, _ = launcher.communicate(timeout=30)
@@ -47,3 +52,4 @@ def test_launcher_starts_serves_and_stops_on_ctrl_c(tmp_path):
     assert launcher.returncode == 0, rest
     assert "stopped." in rest and "journal closed" in rest
     assert not is_serving(f"127.0.0.1:{port}")
+    assert not is_serving(f"127.0.0.1:{memory_port}")

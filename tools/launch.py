@@ -1,9 +1,10 @@
 """``make run``: the whole platform on the embedded defaults, in the foreground.
 
-Starts every component as its own process, waits until each reports SERVING
-on the standard health service, prints the addresses, and on Ctrl-C (or
-SIGTERM) stops them in reverse order, each with SIGTERM and its own graceful
-shutdown. If any component dies, the rest are stopped and the exit status is 1.
+Starts the embedded backends (PostgreSQL from its wheel), then every service
+as its own process, waits until each reports SERVING on the standard health
+service, prints the addresses, and on Ctrl-C (or SIGTERM) stops everything in
+reverse order, each service with SIGTERM and its own graceful shutdown. If any
+service dies, the rest are stopped and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -17,69 +18,95 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from libs.healthcheck import is_serving
+from services.agent_memory.settings import AgentMemoryConfig
 from services.journal.settings import JournalConfig
+from tools.backends.postgres import EmbeddedPostgres
 
 ROOT = Path(__file__).resolve().parent.parent
-READY_TIMEOUT_SECONDS = 60.0
+READY_TIMEOUT_SECONDS = 90.0
 STOP_TIMEOUT_SECONDS = 20.0
 
 
 @dataclass
-class Component:
+class Service:
     name: str
-    argv: list[str]
     address: str
     env: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen | None = None
 
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", f"services.{self.name}"], cwd=ROOT, env=self.env,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}")
+            if is_serving(self.address):
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"{self.name} not serving after {READY_TIMEOUT_SECONDS:.0f}s")
 
-def components(data_dir: Path) -> list[Component]:
-    env = {"JOURNAL_LOCAL_PATH": str(data_dir / "journal"), **os.environ}
-    journal = JournalConfig.from_env(env)
-    return [
-        Component(
-            "journal",
-            [sys.executable, "-m", "services.journal"],
-            f"{_client_host(journal.server.host)}:{journal.server.port}",
-            env,
-        ),
-    ]
+    def died(self) -> bool:
+        return self.process is not None and self.process.poll() is not None
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(STOP_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            print(f"{self.name} did not stop in time; killing it", file=sys.stderr)
+            self.process.kill()
+            self.process.wait()
+
+
+@dataclass
+class Backend:
+    name: str
+    server: EmbeddedPostgres
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.server.port}"
+
+    def start(self) -> None:
+        self.server.start()
+
+    def died(self) -> bool:
+        return False
+
+    def stop(self) -> None:
+        self.server.stop()
 
 
 def _client_host(host: str) -> str:
     return "localhost" if host in ("0.0.0.0", "::", "[::]", "") else host
 
 
-def start(component: Component) -> None:
-    component.process = subprocess.Popen(
-        component.argv, cwd=ROOT, env=component.env, start_new_session=True
-    )
-    deadline = time.monotonic() + READY_TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        if component.process.poll() is not None:
-            raise RuntimeError(f"{component.name} exited with {component.process.returncode}")
-        if is_serving(component.address):
-            return
-        time.sleep(0.2)
-    raise RuntimeError(f"{component.name} not serving after {READY_TIMEOUT_SECONDS:.0f}s")
-
-
-def stop(component: Component) -> None:
-    process = component.process
-    if process is None or process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(STOP_TIMEOUT_SECONDS)
-    except subprocess.TimeoutExpired:
-        print(f"{component.name} did not stop in time; killing it", file=sys.stderr)
-        process.kill()
-        process.wait()
+def components(data_dir: Path) -> list[Service | Backend]:
+    postgres = EmbeddedPostgres(data_dir / "postgres",
+                                int(os.environ.get("AGENTMEMORY_POSTGRES_PORT", "55432")))
+    env = {
+        "JOURNAL_LOCAL_PATH": str(data_dir / "journal"),
+        "AGENT_MEMORY_POSTGRES_DSN": postgres.dsn,
+        "AGENT_MEMORY_INDEX_PATH": str(data_dir / "qdrant"),
+        **os.environ,
+    }
+    journal = JournalConfig.from_env(env).server
+    agent_memory = AgentMemoryConfig.from_env(env).server
+    return [
+        Backend("postgres", postgres),
+        Service("journal", f"{_client_host(journal.host)}:{journal.port}", env),
+        Service("agent_memory", f"{_client_host(agent_memory.host)}:{agent_memory.port}", env),
+    ]
 
 
 def main() -> int:
     data_dir = Path(os.environ.get("AGENTMEMORY_DATA_DIR", ROOT / "data")).resolve()
-    running: list[Component] = []
+    running: list[Service | Backend] = []
     stopping = False
 
     def request_stop(signum, frame):
@@ -92,25 +119,28 @@ def main() -> int:
     try:
         for component in components(data_dir):
             running.append(component)
-            start(component)
+            component.start()
+            if stopping:
+                break
         print(f"\nagent memory platform is up (data in {data_dir}):")
         for component in running:
             print(f"  {component.name:<14} {component.address}")
-        print(f"\ntry: grpcurl -plaintext {running[0].address} list\nCtrl-C stops everything.\n",
+        first = next(c for c in running if isinstance(c, Service))
+        print(f"\ntry: grpcurl -plaintext {first.address} list\nCtrl-C stops everything.\n",
               flush=True)
         while not stopping:
-            dead = [c for c in running if c.process and c.process.poll() is not None]
+            dead = [c for c in running if c.died()]
             if dead:
                 print(f"{dead[0].name} exited unexpectedly; stopping", file=sys.stderr)
                 status = 1
                 break
             time.sleep(0.3)
-    except RuntimeError as exc:
+    except (RuntimeError, OSError) as exc:
         print(f"start-up failed: {exc}", file=sys.stderr)
         status = 1
     finally:
         for component in reversed(running):
-            stop(component)
+            component.stop()
         print("stopped.", flush=True)
     return status
 

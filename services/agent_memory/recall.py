@@ -50,7 +50,7 @@ class Recaller:
         seen = {entry.id for entry, _ in scored}
         for rank, (entry, _) in enumerate(unprojected):
             if entry.id not in seen:
-                fused = 1.0 / (vector_index.RRF_K + rank + 1)
+                fused = 1.0 / (vector_index.RRF_K + rank)  # Qdrant's RRF: 1 / (k + rank from 0)
                 scored.append((entry, rules.boosted(fused, entry.importance)))
         return RecallResult(_rank(scored, limit), fallback=False)
 
@@ -71,5 +71,7 @@ class Recaller:
 
 
 def _rank(scored: list[tuple[Entry, float]], limit: int) -> list[Recalled]:
-    scored.sort(key=lambda pair: (-pair[1], -pair[0].importance, str(pair[0].id)))
+    # Ties go to the more important, then the more recently updated entry.
+    scored.sort(key=lambda pair: (-pair[1], -pair[0].importance,
+                                  -pair[0].updated_at.timestamp(), str(pair[0].id)))
     return [Recalled(entry, score) for entry, score in scored[:limit]]

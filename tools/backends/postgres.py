@@ -43,7 +43,7 @@ def _give_to(user: str, path: Path) -> None:
         if parent == Path("/"):
             break
         parent.chmod(parent.stat().st_mode | 0o011)
-    for root, dirs, files in os.walk(path):
+    for root, _dirs, files in os.walk(path):
         os.chown(root, entry.pw_uid, entry.pw_gid)
         for name in files:
             os.chown(os.path.join(root, name), entry.pw_uid, entry.pw_gid)

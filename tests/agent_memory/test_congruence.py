@@ -1,0 +1,72 @@
+"""The two index adapters answer the same scenarios with the same ranked ids."""
+
+from __future__ import annotations
+
+import random
+from uuid import UUID
+
+from services.agent_memory import sparse
+from services.agent_memory.embeddings import LocalEmbedder
+from services.agent_memory.index import IndexFilter, IndexPoint, payload
+from services.agent_memory.index.edge import EdgeIndex
+from tests.agent_memory.conftest import qdrant_local_index
+
+TEXTS = [
+    "Prefers tea over coffee in the morning", "Uses PostgreSQL for the billing service",
+    "Deploys happen on Tuesdays", "Has a cat named Miso", "Lives in Lisbon near the river",
+    "Speaks Portuguese and English", "Allergic to peanuts", "Runs marathons in spring",
+    "The API gateway is written in Go", "Invoices are numbered by year and sequence",
+    "Likes jazz and plays the piano", "Works remotely three days a week",
+    "The team uses Kafka for events", "Dark mode everywhere", "Reads science fiction",
+    "Backs up the database nightly to S3", "On call every fourth week",
+    "Prefers short answers with code", "Drinks oat milk lattes", "Uses Neovim",
+]
+QUERIES = ["what does the user drink", "database backups", "pets", "programming languages",
+           "when are deploys", "music", "where do they live", "event streaming"]
+
+
+async def _points(embedder):
+    rng = random.Random(7)
+    owners = ["", "", "alice", "bob"]
+    points = []
+    vectors = await embedder.embed_documents(TEXTS)
+    for i, (text, vector) in enumerate(zip(TEXTS, vectors, strict=True)):
+        owner = rng.choice(owners)
+        points.append(IndexPoint(
+            id=UUID(int=i + 1), dense=vector, sparse=sparse.document_vector(text),
+            payload=payload(agent_id="helper" if i % 5 else "other", owner_user_id=owner,
+                            visibility="private" if owner else "shared",
+                            category=["user_profile", "project_fact", "observation"][i % 3],
+                            expires_at=None if i % 4 else 1000.0),
+        ))
+    return points
+
+
+async def test_same_ranked_ids_on_edge_and_on_qdrant_client(tmp_path):
+    embedder = LocalEmbedder()
+    points = await _points(embedder)
+    edge, server = EdgeIndex(tmp_path), qdrant_local_index()
+    try:
+        for index in (edge, server):
+            await index.ensure_collection("c", embedder.dimensions)
+            await index.upsert("c", points)
+        filters = [IndexFilter("helper", None, 2000.0), IndexFilter("helper", "alice", 2000.0),
+                   IndexFilter("helper", "bob", 500.0, ("project_fact", "observation")),
+                   IndexFilter("other", "alice", 2000.0)]
+        compared = 0
+        for query in QUERIES:
+            dense = await embedder.embed_query(query)
+            for where in filters:
+                a = await edge.query("c", dense, sparse.query_vector(query), where, 8)
+                b = await server.query("c", dense, sparse.query_vector(query), where, 8)
+                assert [h.id for h in a] == [h.id for h in b], (query, where)
+                assert [round(h.score, 5) for h in a] == [round(h.score, 5) for h in b]
+                compared += 1
+        assert compared == len(QUERIES) * len(filters)
+        await edge.delete("c", [UUID(int=2)])
+        await server.delete("c", [UUID(int=2)])
+        assert await edge.count("c") == await server.count("c") == len(TEXTS) - 1
+    finally:
+        await edge.close()
+        await server.close()
+        await embedder.close()

@@ -1,0 +1,138 @@
+"""Recall: hybrid through Qdrant, re-checked in PostgreSQL, with its keyword fallback."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from services.agent_memory.index.server import QdrantServerIndex
+from tests.agent_memory.conftest import CATEGORY, start_memory
+from tests.support.journal_client import rpc_error
+from tests.support.memory_client import pb, principal, recall, store
+
+FACTS = {
+    "drink": "Drinks oat-milk flat whites, never black coffee",
+    "editor": "Codes in Neovim with a custom Lua configuration",
+    "pet": "Has a golden retriever called Biscuit",
+    "deploy": "Production deploys happen on Tuesdays after the change review",
+    "language": "Speaks Portuguese at home and English at work",
+    "allergy": "Allergic to peanuts, so team lunches avoid Thai food",
+    "timezone": "Works from Lisbon, UTC+0 in winter",
+    "database": "The billing service stores invoices in PostgreSQL 16",
+}
+QUERIES = {
+    "what coffee does the user like": "drink",
+    "which text editor do they use": "editor",
+    "tell me about their dog": "pet",
+    "when do we ship to production": "deploy",
+    "what languages do they speak": "language",
+    "food restrictions for lunch": "allergy",
+    "where are invoices kept": "database",
+}
+
+
+async def store_facts(memory, who=None, category=pb.CATEGORY_PROJECT_FACT):
+    for key, content in FACTS.items():
+        await memory.stub.Store(store(key, content, category, who=who or principal()))
+
+
+async def keys_for(memory, query, **kwargs):
+    reply = await memory.stub.Recall(recall(query, **kwargs))
+    return [e.entry.key for e in reply.entries], reply
+
+
+async def test_recall_finds_the_right_entry_through_the_index(memory_on_both):
+    memory = memory_on_both
+    await store_facts(memory)
+    assert await memory.project() == len(FACTS)
+    for query, expected in QUERIES.items():
+        keys, reply = await keys_for(memory, query)
+        assert not reply.fallback
+        assert keys[0] == expected, (query, keys)
+        assert len(keys) == 5  # the default limit
+
+
+async def test_limit_default_cap_and_bad_values(memory):
+    await store_facts(memory)
+    await memory.project()
+    assert len((await memory.stub.Recall(recall("anything", limit=3))).entries) == 3
+    assert len((await memory.stub.Recall(recall("anything", limit=20))).entries) == len(FACTS)
+    for bad in (21, -1):
+        error = await rpc_error(memory.stub.Recall(recall("anything", limit=bad)))
+        assert error.code == grpc.StatusCode.INVALID_ARGUMENT and "limit" in error.field_violations
+    error = await rpc_error(memory.stub.Recall(recall("   ")))
+    assert "query" in error.field_violations
+
+
+async def test_importance_boosts_the_score(memory):
+    await memory.stub.Store(store("a", "Enjoys hiking in the Alps", importance=0.0))
+    await memory.stub.Store(store("b", "Enjoys hiking in the Alps!", importance=1.0))
+    await memory.project()
+    reply = await memory.stub.Recall(recall("hiking in the Alps", limit=2))
+    by_key = {e.entry.key: e.score for e in reply.entries}
+    assert list(by_key)[0] == "b"
+    assert by_key["b"] > by_key["a"]
+
+
+async def test_recall_updates_counters_of_what_it_returns(memory):
+    await store_facts(memory)
+    await memory.project()
+    memory.clock.advance(minutes=5)
+    reply = await memory.stub.Recall(recall("tell me about their dog", limit=1))
+    assert reply.entries[0].entry.key == "pet"
+    pet = (await memory.stub.GetEntry(pb.GetEntryRequest(principal=principal(), key="pet"))).entry
+    assert pet.recall_count == 1
+    assert pet.last_recalled_at.ToDatetime(tzinfo=memory.clock.now().tzinfo) == memory.clock.now()
+    other = (await memory.stub.GetEntry(pb.GetEntryRequest(principal=principal(), key="drink")))
+    assert other.entry.recall_count == 0
+
+
+async def test_a_fresh_write_is_recalled_before_the_projector_runs(memory_on_both):
+    memory = memory_on_both
+    await store_facts(memory)
+    await memory.project()
+    await memory.stub.Store(store("bike", "Commutes by bicycle, a blue Brompton",
+                                  pb.CATEGORY_PROJECT_FACT))
+    keys, reply = await keys_for(memory, "how does the user commute by bicycle")
+    assert not reply.fallback and "bike" in keys
+
+
+async def test_empty_index_falls_back_to_keyword_search(memory):
+    await store_facts(memory)  # nothing projected yet: the collection does not exist
+    keys, reply = await keys_for(memory, "golden retriever")
+    assert reply.fallback and keys[0] == "pet"
+    keys, _ = await keys_for(memory, "invoices PostgreSQL")
+    assert keys[0] == "database"
+    keys, _ = await keys_for(memory, "Neovm Lua confguration")  # typos: trigram similarity
+    assert keys[0] == "editor"
+
+
+async def test_qdrant_down_falls_back_and_still_returns_the_right_entries(postgres, tmp_path):
+    from qdrant_client import AsyncQdrantClient
+
+    unreachable = QdrantServerIndex(AsyncQdrantClient(url="http://127.0.0.1:9", timeout=1))
+    async for memory in start_memory(postgres, tmp_path, index=unreachable):
+        await store_facts(memory)
+        keys, reply = await keys_for(memory, "golden retriever dog")
+        assert reply.fallback and keys[0] == "pet"
+        assert await memory.project() == len(FACTS)  # deferred, not lost
+        rows = await memory.service.repository.outbox_size()
+        assert rows == len(FACTS)
+
+
+async def test_category_filter(memory):
+    await memory.stub.Store(store("coffee-fact", "The office coffee machine is broken",
+                                  pb.CATEGORY_PROJECT_FACT))
+    await memory.stub.Store(store("coffee-taste", "Likes strong coffee", pb.CATEGORY_USER_PROFILE))
+    await memory.project()
+    keys, _ = await keys_for(memory, "coffee", categories=[pb.CATEGORY_USER_PROFILE])
+    assert keys == ["coffee-taste"]
+
+
+@pytest.mark.parametrize("category", ["observation"])
+async def test_expired_entries_are_never_recalled(memory, category):
+    await memory.stub.Store(store("tired", "Looked tired in the standup", CATEGORY[category]))
+    await memory.project()
+    assert (await keys_for(memory, "tired standup"))[0] == ["tired"]
+    memory.clock.advance(days=31)
+    assert (await keys_for(memory, "tired standup"))[0] == []

@@ -30,6 +30,8 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.journal_bench
+	$(BIN)/python -m bench.agent_memory_bench
+	$(BIN)/python -m bench.safety_report
 
 clean:
 	rm -rf $(VENV) data .pytest_cache

@@ -19,6 +19,8 @@ import time
 import uuid
 from pathlib import Path
 
+import uvloop
+
 from libs import clients
 from tests.support.journal_client import JournalClient, message, principal
 from tests.support.journal_process import JournalProcess
@@ -107,4 +109,4 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each append run")
     parser.add_argument("--stores", default="local,s3", help="comma-separated: local, s3")
     args = parser.parse_args()
-    asyncio.run(main(args.seconds, args.stores.split(",")))
+    uvloop.run(main(args.seconds, args.stores.split(",")))

@@ -107,14 +107,19 @@ class Projector:
                 await self._index.delete(name, gone)
 
     async def run_forever(self) -> None:
-        async with contextlib.AsyncExitStack() as stack:
-            connection = await stack.enter_async_context(self._repository.pool.acquire())
-            await connection.add_listener("memory_outbox", lambda *_: self._wake.set())
-            while True:
-                try:
-                    await self.drain()
-                except Exception:
-                    logger.exception("projector pass failed; retrying")
-                self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self._poll)
+        def wake(*_) -> None:
+            self._wake.set()
+
+        async with self._repository.pool.acquire() as connection:
+            await connection.add_listener("memory_outbox", wake)
+            try:
+                while True:
+                    try:
+                        await self.drain()
+                    except Exception:
+                        logger.exception("projector pass failed; retrying")
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), self._poll)
+            finally:
+                await connection.remove_listener("memory_outbox", wake)

@@ -26,6 +26,10 @@ def _edge():
     return qdrant_edge
 
 
+_PAYLOAD_INDEXES = (("agent_id", "Keyword"), ("owner_user_id", "Keyword"),
+                    ("visibility", "Keyword"), ("category", "Keyword"), ("expires_at", "Float"))
+
+
 def _filter(where: IndexFilter):
     q = _edge()
     visible = [q.FieldCondition("visibility", match=q.MatchValue("shared"))]
@@ -66,9 +70,15 @@ class EdgeIndex:
         config = q.EdgeConfig(
             vectors={DENSE: q.EdgeVectorParams(size=dimensions, distance=q.Distance.Cosine)},
             sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+            payload_memory=q.Memory.Cached,
         )
         path.mkdir(parents=True, exist_ok=True)
-        return q.EdgeShard.create(str(path), config)
+        shard = q.EdgeShard.create(str(path), config)
+        # Without payload indexes every filtered query reads every point's payload.
+        for field, schema in _PAYLOAD_INDEXES:
+            shard.update(q.UpdateOperation.create_field_index(field, getattr(q.PayloadSchemaType,
+                                                                             schema)))
+        return shard
 
     async def _call(self, name: str, operation, *args):
         shard = await self._shard(name)

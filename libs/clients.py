@@ -8,13 +8,14 @@ The request id of the call being served travels along as ``x-request-id``.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 
 import grpc
 
-from libs import log
+from libs import errors, log
 
 DEFAULT_TIMEOUT_SECONDS = 5.0
 
@@ -76,3 +77,22 @@ class DeadlineInterceptor(
 
     async def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
         return await continuation(self._with_deadline(client_call_details), request_iterator)
+
+
+_UNREACHABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
+                grpc.StatusCode.CANCELLED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+
+
+@contextlib.asynccontextmanager
+async def upstream(name: str) -> AsyncIterator[None]:
+    """Calls to another service: when it cannot answer, raise UNAVAILABLE naming it
+    (reason ``<NAME>_UNAVAILABLE``); its other errors are relayed with their code,
+    reason and field violations."""
+    try:
+        yield
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() in _UNREACHABLE:
+            raise errors.Unavailable(
+                f"{name} unavailable: {exc.details()}", reason=f"{name.upper()}_UNAVAILABLE"
+            ) from exc
+        raise errors.relayed(exc) from exc

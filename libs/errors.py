@@ -174,6 +174,23 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
     return ErrorDetails(code, message, reason, metadata, violations)
 
 
+class _Relayed(DomainError):
+    """An error another service returned, relayed with its code, reason and fields."""
+
+    def __init__(self, details: ErrorDetails) -> None:
+        super().__init__(details.message, reason=details.reason or details.code.name,
+                         metadata=details.metadata)
+        self.code = details.code
+        self._violations = list(details.field_violations.items())
+
+    def field_violations(self) -> list[tuple[str, str]]:
+        return self._violations
+
+
+def relayed(error: grpc.RpcError) -> DomainError:
+    return _Relayed(error_details(error))
+
+
 def _pack(message) -> any_pb2.Any:
     packed = any_pb2.Any()
     packed.Pack(message)

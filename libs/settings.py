@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import types
 import typing
 from collections.abc import Iterator, Mapping
@@ -76,8 +77,8 @@ def load(cls: type[T], *, prefix: str = "", environ: Mapping[str, str] | None = 
     for field in dataclasses.fields(cls):  # type: ignore[arg-type]
         name = prefix + field.metadata["env"]
         raw = environ.get(name)
-        if raw is None or raw == "":
-            continue
+        if raw is None or (raw == "" and hints[field.name] is not str):
+            continue  # unset; an empty string is a value only for a text setting
         try:
             values[field.name] = _convert(raw, hints[field.name])
         except ValueError as exc:
@@ -85,7 +86,12 @@ def load(cls: type[T], *, prefix: str = "", environ: Mapping[str, str] | None = 
     try:
         return cls(**values)
     except ValueError as exc:
-        raise SettingsError(str(exc)) from None
+        # Validation messages name variables without the service prefix.
+        message = str(exc)
+        for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+            name = field.metadata["env"]
+            message = re.sub(rf"(?<![A-Z_]){name}\b", prefix + name, message)
+        raise SettingsError(message) from None
 
 
 def describe(cls: type, *, prefix: str = "") -> Iterator[Variable]:

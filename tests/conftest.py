@@ -10,13 +10,31 @@ from libs import clients
 from services.journal.app import running
 from services.journal.settings import JournalConfig
 from tests.support.journal_client import JournalClient
+from tests.support.ports import free_port
 from tests.support.s3 import S3Server, start_s3_server
+from tools.backends.postgres import EmbeddedPostgres
+from tools.backends.redis import EmbeddedRedis
 
 
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory) -> Iterator[S3Server]:
     base = tmp_path_factory.mktemp("s3")
     server = start_s3_server(base / "data", base / "weed.log")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory) -> Iterator[EmbeddedPostgres]:
+    server = EmbeddedPostgres(tmp_path_factory.mktemp("postgres"), free_port()).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_server(tmp_path) -> Iterator[EmbeddedRedis]:
+    """A fresh Redis for each test (it starts in milliseconds)."""
+    server = EmbeddedRedis(tmp_path / "redis", free_port()).start()
     yield server
     server.stop()
 
@@ -39,7 +57,7 @@ async def _serve_journal(env: dict[str, str]) -> AsyncIterator[JournalClient]:
     async with running(config) as (journal, server):
         channel = clients.channel(f"127.0.0.1:{server.port}")
         try:
-            yield JournalClient(channel, journal=journal)
+            yield JournalClient(channel, journal=journal, address=f"127.0.0.1:{server.port}")
         finally:
             await channel.close()
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from libs import settings
 from libs.log import LogSettings
+from libs.object_store_settings import ObjectStoreSettings
 from libs.server import ServerSettings
-from libs.settings import Secret, setting
+from libs.settings import setting
 from libs.tracing import TracingSettings
 
 PREFIX = "JOURNAL_"
@@ -22,35 +22,12 @@ class JournalServerSettings(ServerSettings):
 
 
 @dataclass(frozen=True)
-class StoreSettings:
+class StoreSettings(ObjectStoreSettings):
     """Where the shards' SlateDB databases live."""
 
-    kind: Literal["local", "s3"] = setting(
-        "OBJECT_STORE", "local", "Object store: local (a directory) or s3 (S3-compatible)."
-    )
     local_path: Path = setting(
-        "LOCAL_PATH", Path("data/journal"), "Directory of the local object store."
-    )
-    s3_bucket: str = setting("S3_BUCKET", "", "Bucket, required with s3.")
+        "LOCAL_PATH", Path("data/journal"), "Directory of the local object store.")
     s3_prefix: str = setting("S3_PREFIX", "journal", "Key prefix of the shards in the bucket.")
-    s3_region: str = setting("S3_REGION", "us-east-1", "Bucket region.")
-    s3_endpoint: str = setting(
-        "S3_ENDPOINT", "", "Endpoint URL of an S3-compatible server; empty for AWS."
-    )
-    s3_access_key_id: str = setting("S3_ACCESS_KEY_ID", "", "Access key id.")
-    s3_secret_access_key: Secret = setting(
-        "S3_SECRET_ACCESS_KEY", Secret(""), "Secret access key (never logged)."
-    )
-
-    def __post_init__(self) -> None:
-        if self.kind == "s3" and not self.s3_bucket:
-            raise ValueError(f"{PREFIX}S3_BUCKET is required when {PREFIX}OBJECT_STORE=s3")
-
-    def describe(self) -> str:
-        if self.kind == "local":
-            return f"local directory {self.local_path.resolve()}"
-        where = self.s3_endpoint or "AWS"
-        return f"s3://{self.s3_bucket}/{self.s3_prefix} at {where}"
 
 
 @dataclass(frozen=True)

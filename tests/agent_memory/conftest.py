@@ -15,16 +15,7 @@ from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.index.server import QdrantServerIndex
 from services.agent_memory.settings import AgentMemoryConfig
 from tests.support.clock import FakeClock
-from tests.support.ports import free_port
 from tests.support.postgres import fresh_database
-from tools.backends.postgres import EmbeddedPostgres
-
-
-@pytest.fixture(scope="session")
-def postgres(tmp_path_factory):
-    server = EmbeddedPostgres(tmp_path_factory.mktemp("postgres"), free_port()).start()
-    yield server
-    server.stop()
 
 
 def qdrant_local_index() -> QdrantServerIndex:

@@ -27,10 +27,11 @@ def message(id: str, content: str = "", role: int = USER, **fields: Any) -> mess
 
 
 class JournalClient:
-    def __init__(self, channel: grpc.aio.Channel, journal=None) -> None:
+    def __init__(self, channel: grpc.aio.Channel, journal=None, address: str = "") -> None:
         self.channel = channel
         self.stub = pb_grpc.JournalServiceStub(channel)
         self.journal = journal  # the in-process Journal, when there is one
+        self.address = address
 
     async def append(self, thread: str, messages, who=None) -> pb.AppendResponse:
         return await self.stub.Append(

@@ -2,6 +2,7 @@ import datetime
 
 from agentmemory.common.v1 import message_pb2 as _message_pb2
 from agentmemory.common.v1 import principal_pb2 as _principal_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -32,14 +33,16 @@ class Summary(_message.Message):
     def __init__(self, version: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_message_offset: _Optional[int] = ..., last_message_id: _Optional[str] = ..., content: _Optional[str] = ..., token_count: _Optional[int] = ..., message_count: _Optional[int] = ..., generator: _Optional[str] = ...) -> None: ...
 
 class GetThreadContextRequest(_message.Message):
-    __slots__ = ("principal", "thread_id", "max_working_memory_messages")
+    __slots__ = ("principal", "thread_id", "max_working_memory_messages", "thread_metadata")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     MAX_WORKING_MEMORY_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    THREAD_METADATA_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     thread_id: str
     max_working_memory_messages: int
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., max_working_memory_messages: _Optional[int] = ...) -> None: ...
+    thread_metadata: _struct_pb2.Struct
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., max_working_memory_messages: _Optional[int] = ..., thread_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class GetThreadContextResponse(_message.Message):
     __slots__ = ("messages", "summary")
@@ -64,19 +67,19 @@ class GetSummaryResponse(_message.Message):
     def __init__(self, summary: _Optional[_Union[Summary, _Mapping]] = ...) -> None: ...
 
 class SummarizeRequest(_message.Message):
-    __slots__ = ("principal", "thread_id", "memory_bound")
+    __slots__ = ("principal", "thread_id")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
-    MEMORY_BOUND_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     thread_id: str
-    memory_bound: bool
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., memory_bound: _Optional[bool] = ...) -> None: ...
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ...) -> None: ...
 
 class SummarizeResponse(_message.Message):
-    __slots__ = ("summary", "flushed_facts")
+    __slots__ = ("summary", "flushed_facts", "summarized")
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     FLUSHED_FACTS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARIZED_FIELD_NUMBER: _ClassVar[int]
     summary: Summary
     flushed_facts: int
-    def __init__(self, summary: _Optional[_Union[Summary, _Mapping]] = ..., flushed_facts: _Optional[int] = ...) -> None: ...
+    summarized: bool
+    def __init__(self, summary: _Optional[_Union[Summary, _Mapping]] = ..., flushed_facts: _Optional[int] = ..., summarized: _Optional[bool] = ...) -> None: ...

@@ -1,0 +1,42 @@
+"""The gRPC ThreadMemoryService: validate, call, convert."""
+
+from __future__ import annotations
+
+from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
+from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as pb_grpc
+
+from libs.identity import parse_principal, require_id
+from services.thread_memory import conversions
+from services.thread_memory.context import ThreadContext
+from services.thread_memory.jobs import JobTarget, Status, Summarization
+
+
+class ThreadMemoryServicer(pb_grpc.ThreadMemoryServiceServicer):
+    def __init__(self, context: ThreadContext, summarization: Summarization) -> None:
+        self._context = context
+        self._summarization = summarization
+
+    async def GetThreadContext(self, request: pb.GetThreadContextRequest,
+                               context) -> pb.GetThreadContextResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        metadata = request.thread_metadata if request.HasField("thread_metadata") else None
+        messages, summary = await self._context.get(
+            principal, thread_id, conversions.requested_window(request), metadata)
+        return pb.GetThreadContextResponse(messages=messages,
+                                           summary=conversions.summary(summary))
+
+    async def GetSummary(self, request: pb.GetSummaryRequest, context) -> pb.GetSummaryResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        summary = await self._context.summary(principal, thread_id)
+        return pb.GetSummaryResponse(summary=conversions.summary(summary))
+
+    async def Summarize(self, request: pb.SummarizeRequest, context) -> pb.SummarizeResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        outcome = await self._summarization.run(JobTarget(principal, thread_id))
+        summary = outcome.summary or await self._context.summary(principal, thread_id)
+        return pb.SummarizeResponse(summary=conversions.summary(summary),
+                                    flushed_facts=outcome.flushed,
+                                    summarized=outcome.status == Status.WRITTEN)

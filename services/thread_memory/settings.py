@@ -1,0 +1,69 @@
+"""Thread-memory configuration, read from ``THREAD_MEMORY_*`` and ``MODEL_*`` variables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from libs import settings
+from libs.log import LogSettings
+from libs.model import ModelSettings
+from libs.object_store_settings import ObjectStoreSettings
+from libs.server import ServerSettings
+from libs.settings import setting
+from libs.tracing import TracingSettings
+
+PREFIX = "THREAD_MEMORY_"
+
+
+@dataclass(frozen=True)
+class ThreadMemoryServerSettings(ServerSettings):
+    port: int = setting("PORT", 50053, "Port of the thread-memory gRPC server.")
+
+
+@dataclass(frozen=True)
+class SummaryStoreSettings(ObjectStoreSettings):
+    local_path: Path = setting("LOCAL_PATH", Path("data/summaries"),
+                               "Directory of the local summary store.")
+    s3_prefix: str = setting("S3_PREFIX", "summaries", "Key prefix of summaries in the bucket.")
+
+
+@dataclass(frozen=True)
+class DependencySettings:
+    journal_address: str = setting("JOURNAL_ADDRESS", "127.0.0.1:50052", "The journal service.")
+    agent_memory_address: str = setting(
+        "AGENT_MEMORY_ADDRESS", "127.0.0.1:50054",
+        "The agent-memory service, for the pre-compaction flush; empty disables the flush.")
+    redis_url: str = setting("REDIS_URL", "redis://127.0.0.1:6379/0",
+                             "Redis (cache, lock, counters, guard, claims; never messages).")
+    workers: int = setting("WORKERS", 2, "Summarization jobs run at once.")
+    follow_feed: bool = setting(
+        "FOLLOW_FEED", True, "Follow the journal's change feed and summarize past thresholds.")
+
+
+@dataclass(frozen=True)
+class ThreadMemoryConfig:
+    server: ThreadMemoryServerSettings
+    store: SummaryStoreSettings
+    dependencies: DependencySettings
+    model: ModelSettings
+    log: LogSettings
+    tracing: TracingSettings
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ThreadMemoryConfig:
+        return cls(
+            server=settings.load(ThreadMemoryServerSettings, prefix=PREFIX, environ=environ),
+            store=settings.load(SummaryStoreSettings, prefix=PREFIX, environ=environ),
+            dependencies=settings.load(DependencySettings, prefix=PREFIX, environ=environ),
+            model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
+            log=settings.load(LogSettings, environ=environ),
+            tracing=settings.load(TracingSettings, environ=environ),
+        )
+
+
+def variables() -> Iterator[settings.Variable]:
+    for part in (ThreadMemoryServerSettings, SummaryStoreSettings, DependencySettings):
+        yield from settings.describe(part, prefix=PREFIX)
+    yield from settings.describe(ModelSettings, prefix="MODEL_")

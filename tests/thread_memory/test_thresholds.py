@@ -1,0 +1,108 @@
+"""Thresholds: 50 messages or 2,000 tokens since the last summary; progressive prompts."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
+
+from services.thread_memory.summaries import SummaryStore, ThreadKey
+from tests.support.journal_client import message, principal
+
+
+async def summary_of(memory, thread: str):
+    store = SummaryStore(memory.service.objects)
+    summary, _ = await store.load(ThreadKey("acme", "helper", thread))
+    return summary
+
+
+async def test_49_messages_no_summary_the_50th_exactly_one(thread_memory, fake_model):
+    for i in range(49):
+        await thread_memory.journal.append("t", [message(f"m{i}", "ok")])
+    await thread_memory.wait_counted("t", 49)
+    await thread_memory.settle()
+    assert await summary_of(thread_memory, "t") is None
+    assert fake_model.chats() == []
+    await thread_memory.journal.append("t", [message("m49", "ok")])
+    await thread_memory.settle()
+    summary = await summary_of(thread_memory, "t")
+    assert summary is not None and summary.version == 1
+    assert (summary.last_message_offset, summary.last_message_id) == (50, "m49")
+    assert summary.message_count == 50 and summary.token_count > 0
+    assert summary.generator.startswith("fake-utility-model")
+    assert len(fake_model.chats("rolling summary")) == 1
+    assert await thread_memory.counters("t") == (0, 0)
+    reply = await thread_memory.context("t")
+    assert reply.summary.version == 1 and reply.summary.last_message_offset == 50
+
+
+async def test_2000_tokens_in_3_messages_trigger_one_summary(thread_memory, fake_model):
+    long_text = " ".join(["alpha"] * 700)  # 700 tokens: two make 1,400, three 2,100
+    await thread_memory.journal.append("t", [message("a", long_text), message("b", long_text)])
+    await thread_memory.wait_counted("t", 2)
+    await thread_memory.settle()
+    assert await thread_memory.counters("t") == (1400, 2)
+    assert await summary_of(thread_memory, "t") is None
+    await thread_memory.journal.append("t", [message("c", long_text)])
+    await thread_memory.settle()
+    summary = await summary_of(thread_memory, "t")
+    assert summary.version == 1 and summary.last_message_offset == 3
+    assert len(fake_model.chats("rolling summary")) == 1
+
+
+async def test_second_summary_prompt_has_the_first_summary_and_only_newer_messages(
+        thread_memory, fake_model):
+    await thread_memory.journal.append("t", [message(f"old{i}", f"old topic {i}")
+                                             for i in range(50)])
+    await thread_memory.settle()
+    first = await summary_of(thread_memory, "t")
+    await thread_memory.journal.append("t", [message(f"new{i}", f"new topic {i}")
+                                             for i in range(50)])
+    await thread_memory.settle()
+    second = await summary_of(thread_memory, "t")
+    assert (second.version, second.last_message_offset, second.message_count) == (2, 100, 100)
+    prompts = [r["body"]["messages"][-1]["content"] for r in fake_model.chats("rolling summary")]
+    assert len(prompts) == 2
+    assert first.content in prompts[1]
+    assert "new topic 0" in prompts[1] and "new topic 49" in prompts[1]
+    assert "old topic" not in prompts[1].split("</previous_summary>")[1]
+
+
+async def test_operator_can_read_and_force_a_summary(thread_memory, fake_model):
+    await thread_memory.journal.append("t", [message(f"m{i}") for i in range(3)])
+    forced = await thread_memory.stub.Summarize(pb.SummarizeRequest(principal=principal(),
+                                                                    thread_id="t"))
+    assert forced.summarized and forced.summary.version == 1
+    again = await thread_memory.stub.Summarize(pb.SummarizeRequest(principal=principal(),
+                                                                   thread_id="t"))
+    assert not again.summarized and again.summary.version == 1
+    read = await thread_memory.stub.GetSummary(pb.GetSummaryRequest(principal=principal(),
+                                                                    thread_id="t"))
+    assert read.summary == forced.summary
+    empty = await thread_memory.stub.Summarize(pb.SummarizeRequest(principal=principal(),
+                                                                   thread_id="nothing"))
+    assert not empty.summarized and not empty.HasField("summary")
+
+
+async def test_another_users_thread_summary_is_invisible(thread_memory):
+    alice = principal(user="alice")
+    await thread_memory.journal.append("private", [message(f"m{i}") for i in range(3)], who=alice)
+    await thread_memory.stub.Summarize(pb.SummarizeRequest(principal=alice, thread_id="private"))
+    assert (await thread_memory.context("private", who=alice)).summary.version == 1
+    for stranger in (principal(user="bob"), principal()):
+        reply = await thread_memory.context("private", who=stranger)
+        assert not reply.HasField("summary") and list(reply.messages) == []
+
+
+async def test_offline_fallback_is_labelled(local_journal, redis_server, summary_store_env):
+    from tests.thread_memory.conftest import start_thread_memory, thread_memory_env
+
+    env = thread_memory_env(local_journal.address, redis_server.url, summary_store_env)
+    async for memory in start_thread_memory(env, local_journal, redis_server.url):
+        await memory.journal.append("t", [message(f"m{i}", f"Point number {i}. Details.")
+                                          for i in range(50)])
+        await memory.settle()
+        await asyncio.sleep(0)
+        summary = await summary_of(memory, "t")
+        assert summary.generator == "offline-extractive-v1"
+        assert "User: Point number 49." in summary.content

@@ -1,6 +1,6 @@
 """``make run``: the whole platform on the embedded defaults, in the foreground.
 
-Starts the embedded backends (PostgreSQL from its wheel), then every service
+Starts the embedded backends (PostgreSQL and Valkey from their wheels), then every service
 as its own process, waits until each reports SERVING on the standard health
 service, prints the addresses, and on Ctrl-C (or SIGTERM) stops everything in
 reverse order, each service with SIGTERM and its own graceful shutdown. If any
@@ -20,7 +20,9 @@ from pathlib import Path
 from libs.healthcheck import is_serving
 from services.agent_memory.settings import AgentMemoryConfig
 from services.journal.settings import JournalConfig
+from services.thread_memory.settings import ThreadMemoryConfig
 from tools.backends.postgres import EmbeddedPostgres
+from tools.backends.redis import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parent.parent
 READY_TIMEOUT_SECONDS = 90.0
@@ -66,7 +68,7 @@ class Service:
 @dataclass
 class Backend:
     name: str
-    server: EmbeddedPostgres
+    server: EmbeddedPostgres | EmbeddedRedis
 
     @property
     def address(self) -> str:
@@ -89,18 +91,27 @@ def _client_host(host: str) -> str:
 def components(data_dir: Path) -> list[Service | Backend]:
     postgres = EmbeddedPostgres(data_dir / "postgres",
                                 int(os.environ.get("AGENTMEMORY_POSTGRES_PORT", "55432")))
+    redis = EmbeddedRedis(data_dir / "redis", int(os.environ.get("AGENTMEMORY_REDIS_PORT", "56379")))
     env = {
         "JOURNAL_LOCAL_PATH": str(data_dir / "journal"),
         "AGENT_MEMORY_POSTGRES_DSN": postgres.dsn,
         "AGENT_MEMORY_INDEX_PATH": str(data_dir / "qdrant"),
+        "THREAD_MEMORY_REDIS_URL": redis.url,
+        "THREAD_MEMORY_LOCAL_PATH": str(data_dir / "summaries"),
         **os.environ,
     }
     journal = JournalConfig.from_env(env).server
     agent_memory = AgentMemoryConfig.from_env(env).server
+    thread_memory = ThreadMemoryConfig.from_env(env).server
+    env.setdefault("THREAD_MEMORY_JOURNAL_ADDRESS", f"{_client_host(journal.host)}:{journal.port}")
+    env.setdefault("THREAD_MEMORY_AGENT_MEMORY_ADDRESS",
+                   f"{_client_host(agent_memory.host)}:{agent_memory.port}")
     return [
         Backend("postgres", postgres),
+        Backend("redis", redis),
         Service("journal", f"{_client_host(journal.host)}:{journal.port}", env),
         Service("agent_memory", f"{_client_host(agent_memory.host)}:{agent_memory.port}", env),
+        Service("thread_memory", f"{_client_host(thread_memory.host)}:{thread_memory.port}", env),
     ]
 
 

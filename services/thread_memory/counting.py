@@ -57,6 +57,7 @@ class Cursor:
             return
         if not force and time.monotonic() - self._saved_at < SAVE_EVERY_SECONDS:
             return
+        self._saved_at = time.monotonic()  # also paces retries while the store is down
         data = json.dumps({"after_sequence": self.position}).encode()
         try:
             self._etag = await self._objects.put(self._path, data, expected=self._etag)
@@ -68,7 +69,7 @@ class Cursor:
                 self.position = theirs
             else:
                 self._etag = await self._objects.put(self._path, data, expected=self._etag)
-        self._saved, self._saved_at = self.position, time.monotonic()
+        self._saved = self.position
 
 
 class FeedCounter:
@@ -93,9 +94,9 @@ class FeedCounter:
                 async for event in self._journal.follow(shard, cursor.position, STREAM_SECONDS):
                     await self.count(event)
                     cursor.position = event.sequence
-                    await cursor.save()
+                    await self._save(cursor)
                     delay = 0.5
-                await cursor.save(force=True)
+                await self._save(cursor, force=True)
             except (grpc.aio.AioRpcError, DomainError) as exc:
                 if not (isinstance(exc, grpc.aio.AioRpcError)
                         and exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED):
@@ -103,6 +104,15 @@ class FeedCounter:
                                    cursor.position, exc)
                     await asyncio.sleep(delay)
                     delay = min(30.0, delay * 2)
+
+    @staticmethod
+    async def _save(cursor: Cursor, *, force: bool = False) -> None:
+        """Progress is kept on a best-effort basis: claims make a replay harmless, so an
+        object-store outage must not stall counting."""
+        try:
+            await cursor.save(force=force)
+        except DomainError as exc:
+            logger.warning("feed cursor not saved (will retry): %s", exc.message)
 
     async def count(self, event) -> None:
         thread = ThreadKey(event.principal.account_id, event.principal.agent_id, event.thread_id)

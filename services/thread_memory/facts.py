@@ -63,17 +63,17 @@ class ModelFactExtractor:
 
 _USER_RULES: list[tuple[re.Pattern[str], str, str, float, str]] = [
     # (pattern, key, category, importance, content template)
-    (re.compile(r"\bmy name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), "name", "user_profile", 0.9,
-     "The user's name is {0}."),
-    (re.compile(r"\bcall me ([A-Z][\w'-]*)"), "preferred_name", "user_profile", 0.8,
+    (re.compile(r"\b(?i:my name is) ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), "name", "user_profile",
+     0.9, "The user's name is {0}."),
+    (re.compile(r"\b(?i:call me) ([A-Z][\w'-]*)"), "preferred_name", "user_profile", 0.8,
      "The user likes to be called {0}."),
     (re.compile(r"\bI(?:'m| am) an? ((?:senior |junior |staff |lead )?[a-z]+ ?"
                 r"(?:engineer|developer|designer|manager|scientist|analyst|architect))\b", re.I),
      "role", "user_profile", 0.8, "The user is a {0}."),
-    (re.compile(r"\bI work (?:at|for) ([A-Z][\w&.-]*(?: [A-Z][\w&.-]*)?)"), "employer",
+    (re.compile(r"\b(?i:I work (?:at|for)) ([A-Z][\w&-]*(?: [A-Z][\w&-]*)?)"), "employer",
      "user_profile", 0.8, "The user works at {0}."),
-    (re.compile(r"\bI live in ([A-Z][\w-]*(?: [A-Z][\w-]*)?)"), "home_city", "user_profile", 0.8,
-     "The user lives in {0}."),
+    (re.compile(r"\b(?i:I live in) ([A-Z][\w-]*(?: [A-Z][\w-]*)?)"), "home_city", "user_profile",
+     0.8, "The user lives in {0}."),
     (re.compile(r"\bI (?:really )?(?:prefer|like|love) ([^.!?,;]{3,60})", re.I), "preference",
      "user_profile", 0.7, "The user prefers {0}."),
     (re.compile(r"\bwe use ([^.!?,;]{3,60})", re.I), "stack", "project_fact", 0.6,

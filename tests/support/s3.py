@@ -30,6 +30,31 @@ class S3Server:
     access_key_id: str = ACCESS_KEY
     secret_access_key: str = SECRET_KEY
     process: subprocess.Popen | None = None
+    argv: list[str] | None = None
+    env: dict[str, str] | None = None
+    log_path: Path | None = None
+
+    def start(self) -> S3Server:
+        """(Re)start on the same ports and data directory."""
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT,
+                                        env=self.env, start_new_session=True)
+        try:
+            asyncio.run(_wait_until_usable(self))
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def thread_memory_env(self, prefix: str | None = None) -> dict[str, str]:
+        return {
+            "THREAD_MEMORY_OBJECT_STORE": "s3",
+            "THREAD_MEMORY_S3_BUCKET": self.bucket,
+            "THREAD_MEMORY_S3_PREFIX": prefix or f"summaries-{uuid.uuid4().hex[:12]}",
+            "THREAD_MEMORY_S3_ENDPOINT": self.endpoint,
+            "THREAD_MEMORY_S3_ACCESS_KEY_ID": self.access_key_id,
+            "THREAD_MEMORY_S3_SECRET_ACCESS_KEY": self.secret_access_key,
+        }
 
     def journal_env(self, prefix: str | None = None) -> dict[str, str]:
         """JOURNAL_* variables pointing the journal at this server, under a fresh prefix."""
@@ -68,16 +93,8 @@ def start_s3_server(data_dir: Path, log_path: Path) -> S3Server:
     ]
     env = {**os.environ, "AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
            "S3_BUCKET": BUCKET}
-    log = open(log_path, "wb")
-    process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
-                               start_new_session=True)
-    server = S3Server(f"http://127.0.0.1:{ports['s3']}", process=process)
-    try:
-        asyncio.run(_wait_until_usable(server))
-    except BaseException:
-        server.stop()
-        raise
-    return server
+    server = S3Server(f"http://127.0.0.1:{ports['s3']}", argv=argv, env=env, log_path=log_path)
+    return server.start()
 
 
 async def _wait_until_usable(server: S3Server, timeout: float = 60.0) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2, thread_memory_service_pb2_grpc
 
+from libs.journal_client import JournalReader
 from libs.model import chat_model
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
@@ -23,7 +24,7 @@ from services.thread_memory.servicer import ThreadMemoryServicer
 from services.thread_memory.settings import SummaryStoreSettings, ThreadMemoryConfig
 from services.thread_memory.summaries import LocalObjectStore, ObjectStore, S3ObjectStore, SummaryStore
 from services.thread_memory.summarizer import ModelSummarizer, OfflineSummarizer
-from services.thread_memory.upstreams import AgentMemoryWriter, JournalReader
+from services.thread_memory.upstreams import AgentMemoryWriter
 
 logger = logging.getLogger(__name__)
 
@@ -87,12 +88,8 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
         yield Running(server, scheduler, counter, coordination, objects, summarization)
     finally:
         await server.stop()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for cursor in counter.cursors.values():
-            with contextlib.suppress(Exception):
-                await cursor.save(force=True)
+        counter.stop()
+        await asyncio.wait(tasks, timeout=10)
         await scheduler.close()
         await journal.close()
         if memory is not None:

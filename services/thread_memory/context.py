@@ -13,9 +13,9 @@ from agentmemory.common.v1 import message_pb2
 from google.protobuf import struct_pb2
 
 from libs.identity import Principal
+from libs.journal_client import JournalReader
 from services.thread_memory.coordination import Coordination
 from services.thread_memory.summaries import Summary, SummaryStore, ThreadKey
-from services.thread_memory.upstreams import JournalReader
 from services.thread_memory.window import window_size
 
 

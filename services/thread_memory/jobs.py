@@ -29,11 +29,12 @@ from datetime import UTC, datetime
 from libs import tokens
 from libs.errors import DomainError
 from libs.identity import Principal
+from libs.journal_client import JournalReader
 from services.thread_memory.coordination import Coordination
 from services.thread_memory.facts import FactExtractor
 from services.thread_memory.summaries import Summary, SummaryStore, ThreadKey, WriteConflict
 from services.thread_memory.summarizer import Summarizer
-from services.thread_memory.upstreams import AgentMemoryWriter, JournalReader
+from services.thread_memory.upstreams import AgentMemoryWriter
 
 logger = logging.getLogger(__name__)
 
@@ -158,31 +159,44 @@ class Scheduler:
         self._max_delay = max_delay
         self._failures: dict[JobTarget, int] = {}
         self._tasks: list[asyncio.Task] = []
+        self._busy: list[bool] = []
+        self._closing = False
         self.completed = 0
 
     def schedule(self, target: JobTarget) -> None:
-        if target not in self._pending:
+        if not self._closing and target not in self._pending:
             self._pending.add(target)
             self._queue.put_nowait(target)
 
     def start(self) -> None:
-        self._tasks = [asyncio.create_task(self._work()) for _ in range(self._workers)]
+        self._busy = [False] * self._workers
+        self._tasks = [asyncio.create_task(self._work(i)) for i in range(self._workers)]
 
-    async def close(self) -> None:
-        for task in self._tasks:
+    async def close(self, grace: float = 10.0) -> None:
+        """Let running jobs finish (up to ``grace`` seconds); queued ones are dropped
+        (their threads are still over threshold and get a job on the next message).
+        Idle workers are cancelled while they wait on the queue, which is safe."""
+        self._closing = True
+        for task, busy in zip(self._tasks, self._busy, strict=True):
+            if not busy:
+                task.cancel()
+        done, running = await asyncio.wait(self._tasks, timeout=grace)
+        for task in running:
+            logger.warning("a summarization job did not finish within %.0fs of shutdown", grace)
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def idle(self) -> None:
         """Wait until no job is queued or running (for tests and benchmarks)."""
         await self._queue.join()
 
-    async def _work(self) -> None:
-        while True:
+    async def _work(self, index: int) -> None:
+        while not self._closing:
             target = await self._queue.get()
+            self._busy[index] = True
             try:
                 await self._run(target)
             finally:
+                self._busy[index] = False
                 self._queue.task_done()
 
     async def _run(self, target: JobTarget) -> None:

@@ -53,8 +53,7 @@ class ThreadMemoryUnderTest:
             sequence = shard.durable_sequence
         deadline = time.monotonic() + 30
         while True:
-            cursor = self.service.counter.cursors.get(0)
-            if cursor is not None and cursor.position >= sequence:
+            if self.service.counter.follower.positions.get(0, -1) >= sequence:
                 break
             assert time.monotonic() < deadline, "feed did not catch up"
             await asyncio.sleep(0.02)

@@ -115,7 +115,7 @@ async def test_redelivery_after_a_restart_from_an_old_cursor(local_journal, redi
     ).delete("consumers/thread_memory/shard-0000.json")
     async for memory in start_thread_memory(env, local_journal, redis_server.url):
         await memory.settle()
-        assert memory.service.counter.cursors[0].position == 10
+        assert memory.service.counter.follower.positions[0] == 10
         assert await memory.counters("t") == counted
 
 

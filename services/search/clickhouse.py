@@ -1,0 +1,160 @@
+"""ClickHouse access: one interface, two engines, the same SQL.
+
+Statements name their parameters ClickHouse's way, ``{name:Type}``.
+``ChdbClickHouse`` runs ClickHouse in-process (chDB, the embedded default)
+and binds them natively; ``ServerClickHouse`` talks to a ClickHouse server over
+the native protocol (clickhouse-driver), which binds them on the client. Only
+functions old servers also have are used (no lambdas over columns), so the
+same statements run on ClickHouse 18.16 and on current releases.
+
+Both engines are synchronous libraries: calls run on one worker thread each,
+one at a time, and every failure becomes UNAVAILABLE (reason
+CLICKHOUSE_UNAVAILABLE) with the engine's message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from libs.errors import Unavailable
+from libs.settings import Secret
+
+_PARAMETER = re.compile(r"\{(\w+):[^}]+\}")
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+class ClickHouse(Protocol):
+    name: str
+
+    async def execute(self, sql: str, params: dict[str, Any] | None = None) -> None: ...
+
+    async def query(self, sql: str, params: dict[str, Any] | None = None) -> list[dict]: ...
+
+    async def insert(self, table: str, columns: Sequence[str], rows: Sequence[tuple]) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def _unavailable(exc: Exception) -> Unavailable:
+    detail = str(exc).split("Stack trace")[0].strip()[:300]
+    return Unavailable(f"transcript index unavailable: {detail}", reason="CLICKHOUSE_UNAVAILABLE")
+
+
+class _OneThread:
+    def __init__(self, name: str) -> None:
+        self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name)
+
+    async def run(self, function, *args):
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, function, *args)
+        except Unavailable:
+            raise
+        except Exception as exc:
+            raise _unavailable(exc) from exc
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True)
+
+
+def _literal(value: Any) -> str:
+    """A parameter's text form for chDB (ClickHouse's query-parameter syntax)."""
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_quoted(v) for v in value) + "]"
+    return str(value)
+
+
+def _quoted(value: Any) -> str:
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return str(value)
+
+
+class ChdbClickHouse:
+    """ClickHouse in-process (chDB); one process per data directory."""
+
+    name = "chdb"
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._thread = _OneThread("chdb")
+        self._session = None
+
+    def _connect(self):
+        if self._session is None:
+            from chdb import session
+
+            self._path.mkdir(parents=True, exist_ok=True)
+            self._session = session.Session(str(self._path))
+        return self._session
+
+    def _run(self, sql: str, params: dict[str, Any] | None, fmt: str = "JSONEachRow") -> str:
+        bound = {k: _literal(v) for k, v in (params or {}).items()}
+        result = self._connect().query(sql, fmt, params=bound) if bound else \
+            self._connect().query(sql, fmt)
+        return result.bytes().decode() if result is not None else ""
+
+    async def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        await self._thread.run(self._run, sql, params)
+
+    async def query(self, sql: str, params: dict[str, Any] | None = None) -> list[dict]:
+        text = await self._thread.run(self._run, sql, params)
+        return [json.loads(line) for line in text.splitlines() if line]
+
+    async def insert(self, table: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
+        if not rows:
+            return
+        body = "\n".join(json.dumps(dict(zip(columns, row, strict=True)), ensure_ascii=False)
+                         for row in rows)
+        await self._thread.run(self._run, f"INSERT INTO {table} FORMAT JSONEachRow\n{body}", None)
+
+    async def close(self) -> None:
+        def close() -> None:
+            if self._session is not None:
+                self._session.close()
+                self._session = None
+
+        await self._thread.run(close)
+        self._thread.shutdown()
+
+
+class ServerClickHouse:
+    """A ClickHouse server over the native protocol (clickhouse-driver)."""
+
+    name = "server"
+
+    def __init__(self, *, host: str, port: int, user: str, password: Secret,
+                 timeout: float = 10.0) -> None:
+        from clickhouse_driver import Client
+
+        self._client = Client(host=host, port=port, user=user, password=password.reveal(),
+                              connect_timeout=timeout, send_receive_timeout=timeout,
+                              settings={"use_numpy": False})
+        self._thread = _OneThread("clickhouse")
+
+    def _run(self, sql: str, params: dict[str, Any] | None) -> list[dict]:
+        rows, columns = self._client.execute(_PARAMETER.sub(r"%(\1)s", sql), params or {},
+                                             with_column_types=True)
+        names = [name for name, _ in columns]
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    async def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        await self._thread.run(self._run, sql, params)
+
+    async def query(self, sql: str, params: dict[str, Any] | None = None) -> list[dict]:
+        return await self._thread.run(self._run, sql, params)
+
+    async def insert(self, table: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
+        if rows:
+            await self._thread.run(lambda: self._client.execute(
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES", list(rows)))
+
+    async def close(self) -> None:
+        await self._thread.run(self._client.disconnect)
+        self._thread.shutdown()

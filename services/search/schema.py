@@ -1,0 +1,31 @@
+"""The search tables. ReplacingMergeTree keyed by (account, agent, thread, offset)
+keeps one row per message however often the feed delivers it; reads use FINAL."""
+
+from __future__ import annotations
+
+from services.search.clickhouse import IDENTIFIER, ClickHouse
+
+MESSAGE_COLUMNS = ("account_id", "agent_id", "thread_id", "owner_user_id", "environment",
+                   "message_id", "offset", "role", "content", "created_at_ms", "terms", "length",
+                   "sequence")
+
+
+def statements(database: str) -> list[str]:
+    if not IDENTIFIER.fullmatch(database):
+        raise ValueError(f"not a ClickHouse database name: {database!r}")
+    return [
+        f"CREATE DATABASE IF NOT EXISTS {database}",
+        f"""CREATE TABLE IF NOT EXISTS {database}.messages (
+            account_id String, agent_id String, thread_id String, owner_user_id String,
+            environment String, message_id String, offset UInt64, role String, content String,
+            created_at_ms UInt64, terms Array(String), length UInt32, sequence UInt64
+        ) ENGINE = ReplacingMergeTree(sequence) ORDER BY (account_id, agent_id, thread_id, offset)""",
+        f"""CREATE TABLE IF NOT EXISTS {database}.projection_cursors (
+            consumer String, shard UInt32, after_sequence UInt64
+        ) ENGINE = ReplacingMergeTree(after_sequence) ORDER BY (consumer, shard)""",
+    ]
+
+
+async def create(clickhouse: ClickHouse, database: str) -> None:
+    for statement in statements(database):
+        await clickhouse.execute(statement)

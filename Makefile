@@ -19,6 +19,7 @@ run: $(STAMP)
 	$(BIN)/python -m tools.launch
 
 test: $(STAMP)
+	tools/ensure_test_packages.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 proto: $(STAMP)

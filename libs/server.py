@@ -96,6 +96,11 @@ class GrpcServer:
         for name in ("", *self._names):
             await self._health.set(name, status)
 
+    async def set_component_health(self, name: str, serving: bool) -> None:
+        """Report a part of the service (e.g. a projection's lag) under its own name."""
+        await self._health.set(name, health_pb2.HealthCheckResponse.SERVING if serving
+                               else health_pb2.HealthCheckResponse.NOT_SERVING)
+
     async def stop(self) -> None:
         """NOT_SERVING first (load balancers drain), then finish in-flight calls."""
         await self._health.enter_graceful_shutdown()

@@ -9,6 +9,7 @@ import pytest
 from libs import clients
 from services.journal.app import running
 from services.journal.settings import JournalConfig
+from tests.support.fake_model import FakeModel
 from tests.support.journal_client import JournalClient
 from tests.support.ports import free_port
 from tests.support.s3 import S3Server, start_s3_server
@@ -37,6 +38,14 @@ def redis_server(tmp_path) -> Iterator[EmbeddedRedis]:
     server = EmbeddedRedis(tmp_path / "redis", free_port()).start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def fake_model() -> Iterator[FakeModel]:
+    """The loopback OpenAI-compatible stand-in (the one stand-in the tests use)."""
+    model = FakeModel().start()
+    yield model
+    model.stop()
 
 
 @pytest.fixture(params=["local", "s3"])

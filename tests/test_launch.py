@@ -17,10 +17,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_launcher_starts_serves_and_stops_on_ctrl_c(tmp_path):
-    port, memory_port, thread_port = free_port(), free_port(), free_port()
+    port, memory_port, thread_port, search_port = (free_port() for _ in range(4))
     env = {**os.environ, "AGENTMEMORY_DATA_DIR": str(tmp_path / "data"),
            "JOURNAL_PORT": str(port), "AGENT_MEMORY_PORT": str(memory_port),
-           "THREAD_MEMORY_PORT": str(thread_port), "AGENTMEMORY_POSTGRES_PORT": str(free_port()),
+           "THREAD_MEMORY_PORT": str(thread_port), "SEARCH_PORT": str(search_port),
+           "AGENTMEMORY_POSTGRES_PORT": str(free_port()),
            "AGENTMEMORY_REDIS_PORT": str(free_port()), "PYTHONUNBUFFERED": "1"}
     launcher = subprocess.Popen([sys.executable, "-m", "tools.launch"], cwd=ROOT, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -47,6 +48,9 @@ def test_launcher_starts_serves_and_stops_on_ctrl_c(tmp_path):
         listed = subprocess.run([grpcurl, "-plaintext", f"localhost:{thread_port}", "list"],
                                 capture_output=True, text=True, timeout=30)
         assert "agentmemory.thread_memory.v1.ThreadMemoryService" in listed.stdout
+        listed = subprocess.run([grpcurl, "-plaintext", f"localhost:{search_port}", "list"],
+                                capture_output=True, text=True, timeout=30)
+        assert "agentmemory.search.v1.SearchService" in listed.stdout
 
         launcher.send_signal(signal.SIGINT)
         rest, _ = launcher.communicate(timeout=30)
@@ -58,3 +62,4 @@ def test_launcher_starts_serves_and_stops_on_ctrl_c(tmp_path):
     assert not is_serving(f"127.0.0.1:{port}")
     assert not is_serving(f"127.0.0.1:{memory_port}")
     assert not is_serving(f"127.0.0.1:{thread_port}")
+    assert not is_serving(f"127.0.0.1:{search_port}")

@@ -20,6 +20,7 @@ from pathlib import Path
 from libs.healthcheck import is_serving
 from services.agent_memory.settings import AgentMemoryConfig
 from services.journal.settings import JournalConfig
+from services.search.settings import SearchConfig
 from services.thread_memory.settings import ThreadMemoryConfig
 from tools.backends.postgres import EmbeddedPostgres
 from tools.backends.redis import EmbeddedRedis
@@ -98,12 +99,15 @@ def components(data_dir: Path) -> list[Service | Backend]:
         "AGENT_MEMORY_INDEX_PATH": str(data_dir / "qdrant"),
         "THREAD_MEMORY_REDIS_URL": redis.url,
         "THREAD_MEMORY_LOCAL_PATH": str(data_dir / "summaries"),
+        "SEARCH_CHDB_PATH": str(data_dir / "clickhouse"),
         **os.environ,
     }
     journal = JournalConfig.from_env(env).server
     agent_memory = AgentMemoryConfig.from_env(env).server
     thread_memory = ThreadMemoryConfig.from_env(env).server
+    search = SearchConfig.from_env(env).server
     env.setdefault("THREAD_MEMORY_JOURNAL_ADDRESS", f"{_client_host(journal.host)}:{journal.port}")
+    env.setdefault("SEARCH_JOURNAL_ADDRESS", f"{_client_host(journal.host)}:{journal.port}")
     env.setdefault("THREAD_MEMORY_AGENT_MEMORY_ADDRESS",
                    f"{_client_host(agent_memory.host)}:{agent_memory.port}")
     return [
@@ -112,6 +116,7 @@ def components(data_dir: Path) -> list[Service | Backend]:
         Service("journal", f"{_client_host(journal.host)}:{journal.port}", env),
         Service("agent_memory", f"{_client_host(agent_memory.host)}:{agent_memory.port}", env),
         Service("thread_memory", f"{_client_host(thread_memory.host)}:{thread_memory.port}", env),
+        Service("search", f"{_client_host(search.host)}:{search.port}", env),
     ]
 
 

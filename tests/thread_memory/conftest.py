@@ -16,15 +16,7 @@ from libs import clients
 from services.thread_memory.app import Running, running
 from services.thread_memory.settings import ThreadMemoryConfig
 from services.thread_memory.summaries import ThreadKey
-from tests.support.fake_model import FakeModel
 from tests.support.journal_client import JournalClient, principal
-
-
-@pytest.fixture
-def fake_model():
-    model = FakeModel().start()
-    yield model
-    model.stop()
 
 
 @dataclass

@@ -102,3 +102,31 @@ class ViewToolCallResponse(_message.Message):
     next_offset: int
     has_more: bool
     def __init__(self, data: _Optional[bytes] = ..., total_size: _Optional[int] = ..., next_offset: _Optional[int] = ..., has_more: _Optional[bool] = ...) -> None: ...
+
+class DescribeProjectionRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ShardProjection(_message.Message):
+    __slots__ = ("shard", "projected_sequence", "journal_sequence", "lag")
+    SHARD_FIELD_NUMBER: _ClassVar[int]
+    PROJECTED_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    JOURNAL_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    LAG_FIELD_NUMBER: _ClassVar[int]
+    shard: int
+    projected_sequence: int
+    journal_sequence: int
+    lag: int
+    def __init__(self, shard: _Optional[int] = ..., projected_sequence: _Optional[int] = ..., journal_sequence: _Optional[int] = ..., lag: _Optional[int] = ...) -> None: ...
+
+class DescribeProjectionResponse(_message.Message):
+    __slots__ = ("shards", "lag", "engine", "projected_messages")
+    SHARDS_FIELD_NUMBER: _ClassVar[int]
+    LAG_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_FIELD_NUMBER: _ClassVar[int]
+    PROJECTED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    shards: _containers.RepeatedCompositeFieldContainer[ShardProjection]
+    lag: int
+    engine: str
+    projected_messages: int
+    def __init__(self, shards: _Optional[_Iterable[_Union[ShardProjection, _Mapping]]] = ..., lag: _Optional[int] = ..., engine: _Optional[str] = ..., projected_messages: _Optional[int] = ...) -> None: ...

@@ -50,6 +50,11 @@ class SearchServiceStub:
                 request_serializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.ViewToolCallRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.ViewToolCallResponse.FromString,
                 _registered_method=True)
+        self.DescribeProjection = channel.unary_unary(
+                '/agentmemory.search.v1.SearchService/DescribeProjection',
+                request_serializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionResponse.FromString,
+                _registered_method=True)
 
 
 class SearchServiceServicer:
@@ -75,6 +80,16 @@ class SearchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DescribeProjection(self, request, context):
+        """Operator: how far the projection is behind the journal. The standard
+        health service also reports it, under the name
+        "agentmemory.search.v1.SearchService/projection": NOT_SERVING while more
+        than 10,000 messages behind.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SearchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -87,6 +102,11 @@ def add_SearchServiceServicer_to_server(servicer, server):
                     servicer.ViewToolCall,
                     request_deserializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.ViewToolCallRequest.FromString,
                     response_serializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.ViewToolCallResponse.SerializeToString,
+            ),
+            'DescribeProjection': grpc.unary_unary_rpc_method_handler(
+                    servicer.DescribeProjection,
+                    request_deserializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionRequest.FromString,
+                    response_serializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -149,6 +169,33 @@ class SearchService:
             '/agentmemory.search.v1.SearchService/ViewToolCall',
             agentmemory_dot_search_dot_v1_dot_search__service__pb2.ViewToolCallRequest.SerializeToString,
             agentmemory_dot_search_dot_v1_dot_search__service__pb2.ViewToolCallResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DescribeProjection(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.search.v1.SearchService/DescribeProjection',
+            agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionRequest.SerializeToString,
+            agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionResponse.FromString,
             options,
             channel_credentials,
             insecure,

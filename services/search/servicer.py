@@ -1,0 +1,56 @@
+"""The gRPC SearchService: validate (surface first), call, convert."""
+
+from __future__ import annotations
+
+from agentmemory.search.v1 import search_service_pb2 as pb
+from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
+
+from libs.identity import parse_principal, require_id
+from libs.journal_client import JournalReader
+from services.search import conversions
+from services.search.projector import Projector
+from services.search.search import Searcher
+
+MAX_TOOL_CALL_PAGE = 32 * 1024
+
+
+class SearchServicer(pb_grpc.SearchServiceServicer):
+    def __init__(self, searcher: Searcher, journal: JournalReader, projector: Projector,
+                 engine: str) -> None:
+        self._searcher = searcher
+        self._journal = journal
+        self._projector = projector
+        self._engine = engine
+
+    async def SearchMessages(self, request: pb.SearchMessagesRequest,
+                             context) -> pb.SearchMessagesResponse:
+        conversions.check_surface(request.surface)
+        principal = parse_principal(request.principal)
+        query = conversions.query(request.query)
+        scope, thread_id = conversions.scope(request)
+        limit = conversions.limit(request.limit)
+        hits = await self._searcher.search(principal, query, scope, thread_id, limit)
+        summaries = (await self._searcher.summarize(query, hits)
+                     if conversions.summarize(request) else [])
+        return conversions.response(hits, summaries)
+
+    async def ViewToolCall(self, request: pb.ViewToolCallRequest,
+                           context) -> pb.ViewToolCallResponse:
+        conversions.check_surface(request.surface)
+        principal = parse_principal(request.principal)
+        tool_call_id = require_id(request.tool_call_id, "tool_call_id")
+        thread_id = require_id(request.thread_id, "thread_id") if request.thread_id else None
+        page = await self._journal.tool_call(principal, tool_call_id, thread_id, request.offset,
+                                             request.length)
+        return pb.ViewToolCallResponse(data=page.data, total_size=page.total_size,
+                                       next_offset=page.next_offset, has_more=page.has_more)
+
+    async def DescribeProjection(self, request: pb.DescribeProjectionRequest,
+                                 context) -> pb.DescribeProjectionResponse:
+        shards = self._projector.lag()
+        return pb.DescribeProjectionResponse(
+            shards=[pb.ShardProjection(shard=s.shard, projected_sequence=s.projected,
+                                       journal_sequence=s.journal, lag=s.lag) for s in shards],
+            lag=sum(s.lag for s in shards), engine=self._engine,
+            projected_messages=self._projector.projected_rows,
+        )

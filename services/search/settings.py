@@ -1,0 +1,74 @@
+"""Search configuration, read from ``SEARCH_*`` and ``MODEL_*`` variables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from libs import settings
+from libs.log import LogSettings
+from libs.model import ModelSettings
+from libs.server import ServerSettings
+from libs.settings import Secret, setting
+from libs.tracing import TracingSettings
+from services.search.clickhouse import IDENTIFIER
+
+PREFIX = "SEARCH_"
+
+
+@dataclass(frozen=True)
+class SearchServerSettings(ServerSettings):
+    port: int = setting("PORT", 50055, "Port of the search gRPC server.")
+
+
+@dataclass(frozen=True)
+class ClickHouseSettings:
+    backend: Literal["chdb", "server"] = setting(
+        "CLICKHOUSE_BACKEND", "chdb",
+        "chdb (ClickHouse in-process, one process per directory) or server (clickhouse-driver).")
+    chdb_path: Path = setting("CHDB_PATH", Path("data/clickhouse"), "Directory of chDB's data.")
+    host: str = setting("CLICKHOUSE_HOST", "127.0.0.1", "ClickHouse server host (server).")
+    port: int = setting("CLICKHOUSE_PORT", 9000, "ClickHouse native-protocol port (server).")
+    user: str = setting("CLICKHOUSE_USER", "default", "ClickHouse user (server).")
+    password: Secret = setting("CLICKHOUSE_PASSWORD", Secret(""),
+                               "ClickHouse password (server; never logged).")
+    database: str = setting("CLICKHOUSE_DATABASE", "agentmemory", "Database of the tables.")
+
+    def __post_init__(self) -> None:
+        if not IDENTIFIER.fullmatch(self.database):
+            raise ValueError("CLICKHOUSE_DATABASE must be a plain identifier")
+
+
+@dataclass(frozen=True)
+class SearchDependencies:
+    journal_address: str = setting("JOURNAL_ADDRESS", "127.0.0.1:50052", "The journal service.")
+    project_feed: bool = setting(
+        "PROJECT_FEED", True, "Follow the journal's change feed into ClickHouse.")
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    server: SearchServerSettings
+    clickhouse: ClickHouseSettings
+    dependencies: SearchDependencies
+    model: ModelSettings
+    log: LogSettings
+    tracing: TracingSettings
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> SearchConfig:
+        return cls(
+            server=settings.load(SearchServerSettings, prefix=PREFIX, environ=environ),
+            clickhouse=settings.load(ClickHouseSettings, prefix=PREFIX, environ=environ),
+            dependencies=settings.load(SearchDependencies, prefix=PREFIX, environ=environ),
+            model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
+            log=settings.load(LogSettings, environ=environ),
+            tracing=settings.load(TracingSettings, environ=environ),
+        )
+
+
+def variables() -> Iterator[settings.Variable]:
+    for part in (SearchServerSettings, ClickHouseSettings, SearchDependencies):
+        yield from settings.describe(part, prefix=PREFIX)

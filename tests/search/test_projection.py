@@ -1,0 +1,105 @@
+"""The projection: idempotent, resumable, lag visible; both engines agree."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
+from agentmemory.search.v1 import search_service_pb2 as pb
+
+from tests.search.conftest import search_env, start_search
+from tests.search.corpus import EXPECTED
+from tests.search.test_search import load_corpus
+from tests.support.journal_client import message, principal
+
+
+async def rows(search) -> int:
+    database = search.service.projector._table
+    result = await search.service.clickhouse.query(f"SELECT count() AS n FROM {database} FINAL")
+    return int(result[0]["n"])
+
+
+async def test_redelivered_messages_leave_one_row(search):
+    await search.journal.append("t", [message(f"m{i}", f"hello number {i}") for i in range(20)])
+    await search.caught_up()
+    assert await rows(search) == 20
+    events = []
+    call = search.journal.stub.Subscribe(journal_pb.SubscribeRequest(after_sequence=0), timeout=10)
+    async for event in call:
+        events.append(event)
+        if len(events) == 20:
+            break
+    call.cancel()
+    await search.service.projector._write(events)  # the feed delivers them again
+    await search.service.projector._write(events[:5])
+    assert await rows(search) == 20
+    hits = (await search.search("hello number", limit=50, summarize=False)).hits
+    assert len(hits) == 20 and len({h.message_id for h in hits}) == 20
+
+
+async def test_resumes_after_a_restart_without_loss_or_duplicates(local_journal, tmp_path,
+                                                                  engine, request):
+    server = request.getfixturevalue("clickhouse_server") if engine == "server" else None
+    env = search_env(local_journal, engine, tmp_path, server)
+    await local_journal.append("t", [message(f"a{i}", f"alpha {i}") for i in range(10)])
+    async for search in start_search(env, local_journal):
+        await search.caught_up()
+        assert search.service.projector.follower.positions[0] == 10
+    await local_journal.append("t", [message(f"b{i}", f"alpha {i}") for i in range(10)])
+    async for search in start_search(env, local_journal):
+        await search.caught_up()
+        assert search.service.projector.projected_rows == 10  # only the new ones
+        assert await rows(search) == 20
+        status = await search.stub.DescribeProjection(pb.DescribeProjectionRequest())
+        assert status.shards[0].projected_sequence == 20 and status.engine == engine
+
+
+async def test_lag_is_visible(chdb_search):
+    await chdb_search.journal.append("t", [message("first")])
+    await chdb_search.caught_up()
+    status = await chdb_search.stub.DescribeProjection(pb.DescribeProjectionRequest())
+    assert status.lag == 0 and status.shards[0].projected_sequence == 1
+    chdb_search.service.projector.follower.stop()  # the projector stops following
+    await asyncio.sleep(0.1)
+    await chdb_search.journal.append("t", [message(f"m{i}") for i in range(7)])
+    chdb_search.service.projector.journal_sequences = \
+        await chdb_search.service.projector._journal.durable_sequences()
+    status = await chdb_search.stub.DescribeProjection(pb.DescribeProjectionRequest())
+    assert status.lag == 7 and status.shards[0].journal_sequence == 8
+
+
+async def test_both_engines_rank_the_same(local_journal, tmp_path, clickhouse_server):
+    results = {}
+    for engine in ("chdb", "server"):
+        env = search_env(local_journal, engine, tmp_path / engine, clickhouse_server)
+        async for search in start_search(env, local_journal):
+            if engine == "chdb":
+                await load_corpus(search)
+            await search.caught_up()
+            results[engine] = [
+                [(h.thread_id, h.message_id, round(h.score, 6))
+                 for h in (await search.search(q, summarize=False, limit=5)).hits]
+                for q in EXPECTED
+            ]
+            private = await search.search("anything", who=principal(user="x"), summarize=False)
+            results[engine].append(list(private.hits))
+    assert results["chdb"] == results["server"]
+    assert sum(len(r) for r in results["chdb"]) > len(EXPECTED)
+
+
+async def test_summaries_make_one_model_call_per_matching_thread(local_journal, tmp_path,
+                                                                 fake_model):
+    env = search_env(local_journal, "chdb", tmp_path, model_url=fake_model.base_url)
+    async for search in start_search(env, local_journal):
+        await load_corpus(search)
+        reply = await search.search("currency refunds deploys backups", limit=20)
+        threads = list(dict.fromkeys(h.thread_id for h in reply.hits))
+        assert len(threads) >= 3
+        calls = fake_model.chats("what one earlier conversation said")
+        assert len(calls) == len(threads)
+        assert [s.thread_id for s in reply.summaries] == threads
+        assert all(s.generator.startswith("fake-utility-model") for s in reply.summaries)
+        prompts = {c["body"]["messages"][1]["content"] for c in calls}
+        assert any("Refunds are always issued" in p for p in prompts)
+        none = await search.search("currency", summarize=False)
+        assert list(none.summaries) == [] and len(fake_model.chats()) == len(threads)

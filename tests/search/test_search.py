@@ -1,0 +1,150 @@
+"""SearchMessages and ViewToolCall, on chDB and on a ClickHouse server."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from agentmemory.common.v1 import message_pb2
+from agentmemory.search.v1 import search_service_pb2 as pb
+
+from tests.search.conftest import AGENT, MCP
+from tests.search.corpus import EXPECTED, THREADS
+from tests.support.journal_client import ASSISTANT, TOOL, USER, message, principal, rpc_error
+
+
+async def load_corpus(search, who=None):
+    for thread, turns in THREADS.items():
+        await search.journal.append(thread, [message(f"{thread}-{i}", text, role)
+                                             for i, (role, text) in enumerate(turns)],
+                                    who=who or principal())
+    await search.caught_up()
+
+
+async def test_ranking_on_a_fixed_corpus(search):
+    await load_corpus(search)
+    assert len(EXPECTED) >= 20
+    for query, (thread, index) in EXPECTED.items():
+        reply = await search.search(query, summarize=False)
+        top = reply.hits[0]
+        assert (top.thread_id, top.message_id) == (thread, f"{thread}-{index}"), query
+        assert top.score > 0 and "**" in top.snippet
+        assert [h.score for h in reply.hits] == sorted((h.score for h in reply.hits),
+                                                       reverse=True)
+
+
+async def test_hits_carry_what_an_agent_needs(search):
+    await load_corpus(search)
+    reply = await search.search("vegetarian meal requested flight", summarize=False, limit=1)
+    (hit,) = reply.hits
+    assert (hit.thread_id, hit.message_id, hit.offset, hit.role) == (
+        "travel", "travel-3", 4, message_pb2.ROLE_ASSISTANT)
+    assert "**vegetarian** **meal** is **requested**" in hit.snippet
+    assert "**flight**" in hit.snippet
+    assert hit.created_at.seconds > 0
+
+
+async def test_projection_excludes_system_tool_and_reasoning(search):
+    await search.journal.append("t", [
+        message("s", "SYSTEM PROMPT mentions pineapple", message_pb2.ROLE_SYSTEM),
+        message("u", "What about kiwis?", USER, reasoning="secret reasoning about pineapple"),
+        message("a", "Kiwis are fine.", ASSISTANT,
+                tool_calls=[message_pb2.ToolCall(id="c1", name="fruit", arguments="{}")]),
+        message("tool", "pineapple data from the tool", TOOL, tool_call_id="c1"),
+    ])
+    await search.caught_up()
+    assert list((await search.search("pineapple", summarize=False)).hits) == []
+    found = {h.message_id for h in (await search.search("kiwis", summarize=False)).hits}
+    assert found == {"a", "u"}
+    assert list((await search.search("secret reasoning", summarize=False)).hits) == []
+
+
+async def test_scope_and_limit(search):
+    await load_corpus(search)
+    everywhere = await search.search("backups", summarize=False)
+    assert {h.thread_id for h in everywhere.hits} == {"database"}
+    here = await search.search("backups", summarize=False, scope=pb.SCOPE_CURRENT_THREAD,
+                               thread_id="billing")
+    assert list(here.hits) == []
+    assert len((await search.search("the", summarize=False)).hits) == 0  # stop words only
+    many = await search.search("invoice deploy lisbon database interview", summarize=False)
+    assert len(many.hits) == 10  # the default limit
+    assert len((await search.search("invoice deploy lisbon database interview", limit=50,
+                                    summarize=False)).hits) > 10
+    for bad, field in ((dict(limit=51), "limit"), (dict(limit=-1), "limit"),
+                       (dict(scope=pb.SCOPE_CURRENT_THREAD), "thread_id"),
+                       (dict(scope=9), "scope")):
+        error = await rpc_error(search.search("backups", **bad))
+        assert error.code == grpc.StatusCode.INVALID_ARGUMENT and field in error.field_violations
+    error = await rpc_error(search.search("   "))
+    assert "query" in error.field_violations
+
+
+async def test_mcp_gateway_callers_are_refused(search):
+    error = await rpc_error(search.search("anything", surface=MCP))
+    assert error.code == grpc.StatusCode.PERMISSION_DENIED
+    error = await rpc_error(search.stub.ViewToolCall(pb.ViewToolCallRequest(
+        principal=principal(), surface=MCP, tool_call_id="c1")))
+    assert error.code == grpc.StatusCode.PERMISSION_DENIED
+    error = await rpc_error(search.search("anything", surface=0))
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT and "surface" in error.field_violations
+
+
+async def test_tenant_isolation(search):
+    await load_corpus(search)
+    await search.journal.append("secret", [message("x", "The launch codename is Bluebird")],
+                                who=principal(user="alice"))
+    await search.journal.append("other", [message("y", "Bluebird invoices are overdue")],
+                                who=principal(account="globex"))
+    await search.journal.append("agent2", [message("z", "Bluebird deploys")],
+                                who=principal(agent="other-agent"))
+    await search.caught_up()
+    assert [h.message_id for h in (await search.search("bluebird", who=principal(user="alice"),
+                                                       summarize=False)).hits] == ["x"]
+    for stranger in (principal(), principal(user="bob")):
+        assert list((await search.search("bluebird", who=stranger, summarize=False)).hits) == []
+    assert [h.message_id for h in (await search.search(
+        "bluebird", who=principal(account="globex"), summarize=False)).hits] == ["y"]
+
+
+async def test_one_summary_per_matching_thread_offline(search):
+    await load_corpus(search)
+    reply = await search.search("interview remote hiring")
+    threads = {h.thread_id for h in reply.hits}
+    assert [s.thread_id for s in reply.summaries] == list(dict.fromkeys(
+        h.thread_id for h in reply.hits))
+    assert len(reply.summaries) == len(threads)
+    assert all(s.generator == "offline-extractive-v1" for s in reply.summaries)
+
+
+async def test_view_tool_call_pages_through_the_journal(search):
+    result = "r" * 40_000
+    await search.journal.append("t", [message("a", "calling", ASSISTANT, tool_calls=[
+        message_pb2.ToolCall(id="call-9", name="fetch", arguments="{}", result=result)])])
+    pages, offset = [], 0
+    while True:
+        page = await search.stub.ViewToolCall(pb.ViewToolCallRequest(
+            principal=principal(), surface=AGENT, tool_call_id="call-9", offset=offset))
+        pages.append(page)
+        offset = page.next_offset
+        if not page.has_more:
+            break
+    assert [len(p.data) for p in pages] == [32768, pages[0].total_size - 32768]
+    assert result in b"".join(p.data for p in pages).decode()
+    missing = await rpc_error(search.stub.ViewToolCall(pb.ViewToolCallRequest(
+        principal=principal(), surface=AGENT, tool_call_id="nope")))
+    assert missing.code == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.parametrize("query", ["invoice", "deploy friday"])
+async def test_clickhouse_down_is_unavailable_with_a_reason(local_journal, tmp_path, query):
+    from tests.search.conftest import search_env, start_search
+
+    class Closed:
+        port = 9  # nothing listens there
+
+    env = search_env(local_journal, "server", tmp_path, Closed()) | {
+        "SEARCH_PROJECT_FEED": "false"}
+    with pytest.raises(Exception) as caught:
+        async for under_test in start_search(env, local_journal):
+            await under_test.search(query)
+    assert "CLICKHOUSE_UNAVAILABLE" in repr(caught.value) or "unavailable" in str(caught.value)

@@ -55,7 +55,7 @@ def row(event) -> tuple | None:
     role = PROJECTED_ROLES.get(message.role)
     if role is None or not message.content.strip():
         return None
-    words = analyzer.terms(message.content)
+    words = analyzer.term_ids(analyzer.terms(message.content))
     created_ms = message.created_at.seconds * 1000 + message.created_at.nanos // 1_000_000
     return (event.principal.account_id, event.principal.agent_id, event.thread_id,
             event.principal.user_id, event.principal.environment or "default", message.id,

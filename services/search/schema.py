@@ -18,7 +18,7 @@ def statements(database: str) -> list[str]:
         f"""CREATE TABLE IF NOT EXISTS {database}.messages (
             account_id String, agent_id String, thread_id String, owner_user_id String,
             environment String, message_id String, offset UInt64, role String, content String,
-            created_at_ms UInt64, terms Array(String), length UInt32, sequence UInt64
+            created_at_ms UInt64, terms Array(UInt64), length UInt32, sequence UInt64
         ) ENGINE = ReplacingMergeTree(sequence) ORDER BY (account_id, agent_id, thread_id, offset)""",
         f"""CREATE TABLE IF NOT EXISTS {database}.projection_cursors (
             consumer String, shard UInt32, after_sequence UInt64

@@ -27,6 +27,7 @@ from services.search.clickhouse import ClickHouse
 PROMPT = Prompt(Path(__file__).parent / "prompts" / "matches.v1.md")
 OFFLINE_GENERATOR = "offline-extractive-v1"
 SUMMARY_CONCURRENCY = 4
+MAX_QUERY_TERMS = 16
 
 _SCOPE = ("account_id = {account:String} AND agent_id = {agent:String}"
           " AND (owner_user_id = '' OR owner_user_id = {user:String})")
@@ -57,28 +58,28 @@ class ThreadSummary:
     generator: str
 
 
-def _statements(database: str, current_thread: bool) -> tuple[str, str, str]:
+def _statements(database: str, current_thread: bool, term_count: int) -> tuple[str, str]:
+    """The statistics and ranking statements for ``term_count`` query terms.
+
+    Terms are unrolled into numbered parameters (``t0``, ``t1``, ...) rather than
+    mapped with a lambda, which keeps each statement a single pass and lets old
+    servers run it too."""
     scope = _SCOPE + (_THREAD if current_thread else "")
     table = f"{database}.messages FINAL"
-    size = f"SELECT count() AS n, avg(length) AS avgdl FROM {table} WHERE {scope}"
-    frequencies = (f"SELECT qt AS term, count() AS df FROM {table}"
-                   f" ARRAY JOIN {{terms:Array(String)}} AS qt"
-                   f" WHERE {scope} AND has(terms, qt) GROUP BY qt")
-    ranked = f"""SELECT thread_id, message_id, offset, role, content, created_at_ms,
-  sum(log(1 + ({{n:UInt64}} - df + 0.5) / (df + 0.5)) * tf * 2.2
-      / (tf + 1.2 * (0.25 + 0.75 * length / {{avgdl:Float64}}))) AS score
-FROM (
-  SELECT thread_id, message_id, offset, role, content, created_at_ms, length,
-         countEqual(terms, qt) AS tf,
-         arrayElement({{df:Array(UInt64)}}, indexOf({{terms:Array(String)}}, qt)) AS df
-  FROM {table}
-  ARRAY JOIN {{terms:Array(String)}} AS qt
-  WHERE {scope} AND has(terms, qt)
-)
-GROUP BY thread_id, message_id, offset, role, content, created_at_ms
-ORDER BY score DESC, created_at_ms DESC, thread_id, offset
-LIMIT {{limit:UInt32}}"""
-    return size, frequencies, ranked
+    counts = "".join(f", countIf(has(terms, {{t{i}:UInt64}})) AS df{i}" for i in range(term_count))
+    statistics = f"SELECT count() AS n, avg(length) AS avgdl{counts} FROM {table} WHERE {scope}"
+    norm = "1.2 * (0.25 + 0.75 * length / {avgdl:Float64})"
+    parts = [
+        f"log(1 + ({{n:UInt64}} - {{df{i}:UInt64}} + 0.5) / ({{df{i}:UInt64}} + 0.5))"
+        f" * countEqual(terms, {{t{i}:UInt64}}) * 2.2 / (countEqual(terms, {{t{i}:UInt64}}) + {norm})"
+        for i in range(term_count)
+    ]
+    ranked = (f"SELECT thread_id, message_id, offset, role, content, created_at_ms,"
+              f" {' + '.join(parts)} AS score FROM {table}"
+              f" WHERE {scope} AND hasAny(terms, {{terms:Array(UInt64)}})"
+              " ORDER BY score DESC, created_at_ms DESC, thread_id, offset"
+              " LIMIT {limit:UInt32}")
+    return statistics, ranked
 
 
 class Searcher:
@@ -89,23 +90,24 @@ class Searcher:
 
     async def search(self, principal: Principal, query: str, scope: Scope,
                      thread_id: str | None, limit: int) -> list[Hit]:
-        wanted = analyzer.query_terms(query)
+        wanted = analyzer.query_terms(query)[:MAX_QUERY_TERMS]
         if not wanted:
             return []
-        size_sql, frequencies_sql, ranked_sql = _statements(
-            self._database, scope == Scope.CURRENT_THREAD)
+        statistics_sql, ranked_sql = _statements(self._database, scope == Scope.CURRENT_THREAD,
+                                                 len(wanted))
+        ids = analyzer.term_ids(wanted)
         params = {"account": principal.account_id, "agent": principal.agent_id,
-                  "user": principal.user_id or "", "terms": wanted}
+                  "user": principal.user_id or "", "terms": ids,
+                  **{f"t{i}": term for i, term in enumerate(ids)}}
         if scope == Scope.CURRENT_THREAD:
             params["thread"] = thread_id
-        size = (await self._clickhouse.query(size_sql, params))[0]
-        if int(size["n"]) == 0:
+        statistics = (await self._clickhouse.query(statistics_sql, params))[0]
+        if int(statistics["n"]) == 0:
             return []
-        found = {r["term"]: int(r["df"]) for r in await self._clickhouse.query(frequencies_sql,
-                                                                               params)}
         rows = await self._clickhouse.query(ranked_sql, {
-            **params, "n": int(size["n"]), "avgdl": float(size["avgdl"]),
-            "df": [found.get(term, 0) for term in wanted], "limit": limit})
+            **params, "n": int(statistics["n"]), "avgdl": float(statistics["avgdl"]),
+            **{f"df{i}": int(statistics[f"df{i}"]) for i in range(len(wanted))},
+            "limit": limit})
         return [Hit(r["thread_id"], r["message_id"], int(r["offset"]), r["role"],
                     analyzer.snippet(r["content"], wanted), int(r["created_at_ms"]),
                     float(r["score"]), r["content"]) for r in rows]

@@ -2,11 +2,14 @@
 
 Terms: lower-cased word tokens, English stop words removed, Snowball-stemmed
 (PyStemmer), so "deploying", "deploys" and "deployed" all match "deploy".
+ClickHouse stores and compares each term as a 64-bit hash of its stem
+(:func:`term_ids`): integer arrays scan several times faster than strings.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -39,6 +42,14 @@ def terms(text: str) -> list[str]:
 def query_terms(text: str) -> list[str]:
     """The distinct terms of a query, in order."""
     return list(dict.fromkeys(terms(text)))
+
+
+def term_id(term: str) -> int:
+    return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=8).digest(), "big")
+
+
+def term_ids(stems: list[str]) -> list[int]:
+    return [term_id(t) for t in stems]
 
 
 def snippet(content: str, wanted: list[str], width: int = 240) -> str:

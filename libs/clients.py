@@ -16,8 +16,10 @@ from collections.abc import AsyncIterator, Sequence
 import grpc
 
 from libs import errors, log
+from libs.settings import Secret
 
 DEFAULT_TIMEOUT_SECONDS = 5.0
+INTERNAL_TOKEN_HEADER = "x-internal-token"
 
 #: Monotonic deadline of the call being served, set by the server interceptor.
 call_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
@@ -31,8 +33,10 @@ def channel(
     default_timeout: float = DEFAULT_TIMEOUT_SECONDS,
     interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
     max_message_bytes: int = 16 * 1024 * 1024,
+    internal_token: Secret | None = None,
 ) -> grpc.aio.Channel:
-    """An insecure channel to ``target`` whose calls always have a deadline."""
+    """An insecure channel to ``target`` whose calls always have a deadline (and carry
+    the internal secret, when given, for services that require it)."""
     options = [
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
@@ -40,7 +44,7 @@ def channel(
     return grpc.aio.insecure_channel(
         target,
         options=options,
-        interceptors=[*interceptors, DeadlineInterceptor(default_timeout)],
+        interceptors=[*interceptors, DeadlineInterceptor(default_timeout, internal_token)],
     )
 
 
@@ -50,10 +54,11 @@ class DeadlineInterceptor(
     grpc.aio.StreamUnaryClientInterceptor,
     grpc.aio.StreamStreamClientInterceptor,
 ):
-    def __init__(self, default_timeout: float) -> None:
+    def __init__(self, default_timeout: float, internal_token: Secret | None = None) -> None:
         if default_timeout <= 0:
             raise ValueError("default_timeout must be positive")
         self._default = default_timeout
+        self._token = internal_token.reveal() if internal_token else ""
 
     def _with_deadline(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
         timeout = self._default if details.timeout is None else details.timeout
@@ -64,6 +69,8 @@ class DeadlineInterceptor(
         rid = log.request_id.get()
         if rid != "-" and "x-request-id" not in metadata:
             metadata.add("x-request-id", rid)
+        if self._token:
+            metadata.add(INTERNAL_TOKEN_HEADER, self._token)
         return details._replace(timeout=timeout, metadata=metadata)
 
     async def intercept_unary_unary(self, continuation, client_call_details, request):

@@ -11,13 +11,16 @@ from agentmemory.journal.v1 import journal_service_pb2_grpc as journal_grpc
 from libs import clients
 from libs.clients import upstream
 from libs.identity import Principal
+from libs.settings import Secret
 
 PAGE = 1000
 
 
 class JournalReader:
-    def __init__(self, target: str, *, timeout: float = 5.0) -> None:
-        self._channel = clients.channel(target, default_timeout=timeout)
+    def __init__(self, target: str, *, timeout: float = 5.0,
+                 internal_token: Secret | None = None) -> None:
+        self._channel = clients.channel(target, default_timeout=timeout,
+                                        internal_token=internal_token)
         self._stub = journal_grpc.JournalServiceStub(self._channel)
 
     async def close(self) -> None:

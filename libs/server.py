@@ -11,6 +11,7 @@ health NOT_SERVING, drain in-flight calls, stop.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import signal
 import time
@@ -23,7 +24,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from libs import clients, errors, log
-from libs.settings import setting
+from libs.settings import Secret, setting
 from libs.tracing import Tracing
 
 logger = logging.getLogger(__name__)
@@ -46,6 +47,14 @@ class ServerSettings:
 
 
 @dataclass(frozen=True)
+class InternalAuthSettings:
+    token: Secret = setting(
+        "INTERNAL_AUTH_TOKEN", Secret(""),
+        "Shared secret internal services require from their callers (the gateway and each "
+        "other); empty: no check, for the embedded single-machine default.")
+
+
+@dataclass(frozen=True)
 class ServiceBinding:
     """One gRPC service: its full name and how to add its servicer to a server."""
 
@@ -62,10 +71,12 @@ class GrpcServer:
         bindings: Sequence[ServiceBinding],
         *,
         tracing: Tracing | None = None,
+        internal_token: Secret | None = None,
     ) -> None:
         self._settings = settings
         self._names = [b.name for b in bindings]
-        interceptors = [*(tracing.server_interceptors() if tracing else []), CallInterceptor()]
+        interceptors = [*(tracing.server_interceptors() if tracing else []),
+                        CallInterceptor(internal_token)]
         options = [
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", settings.max_message_bytes),
@@ -121,27 +132,38 @@ async def wait_for_stop_signal() -> None:
             loop.remove_signal_handler(sig)
 
 
+# Health checks and reflection answer anyone: orchestrators and grpcurl carry no secret.
+_OPEN_METHODS = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+
+
 class CallInterceptor(grpc.aio.ServerInterceptor):
-    """Request id, deadline propagation and error mapping for every call."""
+    """Request id, deadline propagation, the internal secret, and error mapping."""
+
+    def __init__(self, internal_token: Secret | None = None) -> None:
+        self._token = internal_token.reveal() if internal_token else ""
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
         method = handler_call_details.method
+        token = "" if method.startswith(_OPEN_METHODS) else self._token
         if handler.unary_unary is not None:
-            return handler._replace(unary_unary=_unary(handler.unary_unary, method))
+            return handler._replace(unary_unary=_unary(handler.unary_unary, method, token))
         if handler.unary_stream is not None:
-            return handler._replace(unary_stream=_streaming(handler.unary_stream, method))
+            return handler._replace(unary_stream=_streaming(handler.unary_stream, method, token))
         return handler
 
 
-def _begin_call(context: grpc.aio.ServicerContext) -> str:
+def _begin_call(context: grpc.aio.ServicerContext, token: str) -> str:
     metadata = dict(context.invocation_metadata() or ())
     rid = metadata.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
     log.request_id.set(rid[:64])
     remaining = context.time_remaining()
     clients.call_deadline.set(None if remaining is None else time.monotonic() + remaining)
+    if token and not hmac.compare_digest(metadata.get(clients.INTERNAL_TOKEN_HEADER, ""), token):
+        raise errors.Unauthenticated("internal services accept calls from the platform only",
+                                     reason="INTERNAL_CALLER_REQUIRED")
     return rid
 
 
@@ -153,10 +175,11 @@ async def _fail(context: grpc.aio.ServicerContext, exc: Exception, method: str, 
     await context.abort_with_status(errors.internal_status(rid))
 
 
-def _unary(behavior, method: str):
+def _unary(behavior, method: str, token: str):
     async def wrapped(request, context):
-        rid = _begin_call(context)
+        rid = "-"
         try:
+            rid = _begin_call(context, token)
             return await behavior(request, context)
         except grpc.aio.AbortError:
             raise
@@ -166,10 +189,11 @@ def _unary(behavior, method: str):
     return wrapped
 
 
-def _streaming(behavior, method: str):
+def _streaming(behavior, method: str, token: str):
     async def wrapped(request, context) -> AsyncIterator:
-        rid = _begin_call(context)
+        rid = "-"
         try:
+            rid = _begin_call(context, token)
             async for response in behavior(request, context):
                 yield response
         except grpc.aio.AbortError:

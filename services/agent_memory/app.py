@@ -86,7 +86,7 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
             SERVICE_NAME,
             lambda s: agent_memory_service_pb2_grpc.add_AgentMemoryServiceServicer_to_server(
                 servicer, s),
-        )], tracing=tracing)
+        )], tracing=tracing, internal_token=config.internal.token)
         await server.start()
         if background:
             tasks = [asyncio.create_task(projector.run_forever()),

@@ -9,7 +9,7 @@ from typing import Literal
 
 from libs import settings
 from libs.log import LogSettings
-from libs.server import ServerSettings
+from libs.server import InternalAuthSettings, ServerSettings
 from libs.settings import Secret, setting
 from libs.tracing import TracingSettings
 
@@ -62,6 +62,7 @@ class AgentMemoryConfig:
     embeddings: EmbeddingSettings
     log: LogSettings
     tracing: TracingSettings
+    internal: InternalAuthSettings
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> AgentMemoryConfig:
@@ -71,6 +72,7 @@ class AgentMemoryConfig:
             embeddings=settings.load(EmbeddingSettings, prefix="EMBEDDINGS_", environ=environ),
             log=settings.load(LogSettings, environ=environ),
             tracing=settings.load(TracingSettings, environ=environ),
+            internal=settings.load(InternalAuthSettings, environ=environ),
         )
 
 

@@ -48,7 +48,8 @@ async def running(config: JournalConfig) -> AsyncIterator[tuple[Journal, GrpcSer
     )
     journal = await Journal.open(config.store, config.shards)
     try:
-        server = GrpcServer(config.server, [binding(journal)], tracing=tracing)
+        server = GrpcServer(config.server, [binding(journal)], tracing=tracing,
+                            internal_token=config.internal.token)
         await server.start()
         watcher = asyncio.create_task(watch_health(journal, server))
         try:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from slatedb.uniffi import Db, WriteBatch
 
-from libs.errors import NotFound
+from libs.errors import FailedPrecondition, NotFound
 from services.journal import keys, records
 from services.journal.keys import ThreadRef
 from services.journal.records import AppendResult, FeedEntry, ThreadState, ToolCallLocation
@@ -69,6 +69,9 @@ class ThreadStates:
         """The cached state, if any, without touching the database."""
         return self._states.get(keys.thread_state(thread))
 
+    def forget(self, thread: ThreadRef) -> None:
+        self._states.pop(keys.thread_state(thread), None)
+
     def put(self, key: bytes, state: ThreadState) -> None:
         self._states[key] = state
         self._states.move_to_end(key)
@@ -90,6 +93,9 @@ class CommitGroup:
         """Add ``pending`` to the group, or raise a DomainError for it alone."""
         thread = pending.thread
         state = self._states.get(keys.thread_state(thread)) or await self._threads.get(thread)
+        if state is None and await self._db.get(keys.purged(thread)) is not None:
+            raise FailedPrecondition(f"thread {thread.thread_id} was purged; use a new thread id",
+                                     reason="THREAD_PURGED")
         if state is None:
             state = ThreadState(pending.user_id, pending.environment, 0, 0)
         elif not state.visible_to(pending.user_id):

@@ -91,6 +91,10 @@ class Journal:
             thread, principal.user_id, from_offset, limit
         )
 
+    async def purge(self, principal: Principal, thread_id: str) -> int:
+        thread = _thread(principal, thread_id)
+        return await self._shard_for(thread).purge(thread, principal.user_id)
+
     async def thread_stats(self, principal: Principal, thread_id: str) -> ThreadState | None:
         thread = _thread(principal, thread_id)
         return await self._shard_for(thread).thread_state(thread, principal.user_id)

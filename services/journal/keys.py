@@ -9,6 +9,7 @@ big-endian so that keys sort in numeric order.
     t/{account}/{agent}/{thread}                 thread state: owner, counts
     c/{account}/{agent}/{tool_call_id}/{thread}  tool call: offsets of call and result
     f/{sequence}                                 change feed entry
+    p/{account}/{agent}/{thread}                 purge marker: the thread was deleted
     s/layout                                     shard index and shard count
 """
 
@@ -69,6 +70,14 @@ def tool_call(thread: ThreadRef, tool_call_id: str) -> bytes:
 def thread_of_tool_call(key: bytes) -> ThreadRef:
     _, account_id, agent_id, _, thread_id = key.decode().split("/")
     return ThreadRef(account_id, agent_id, thread_id)
+
+
+def purged(thread: ThreadRef) -> bytes:
+    return b"p/" + thread.path
+
+
+def message_ids_prefix(thread: ThreadRef) -> bytes:
+    return b"i/" + thread.path + b"/"
 
 
 def feed(sequence: int) -> bytes:

@@ -88,6 +88,12 @@ class JournalServicer(pb_grpc.JournalServiceServicer):
             if not events:
                 await shard.wait_for_feed(cursor, FEED_IDLE_WAKE_SECONDS)
 
+    async def PurgeThread(self, request: pb.PurgeThreadRequest, context) -> pb.PurgeThreadResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        return pb.PurgeThreadResponse(
+            deleted_messages=await self._journal.purge(principal, thread_id))
+
     async def DescribeShards(
         self, request: pb.DescribeShardsRequest, context
     ) -> pb.DescribeShardsResponse:

@@ -9,7 +9,7 @@ from pathlib import Path
 from libs import settings
 from libs.log import LogSettings
 from libs.object_store_settings import ObjectStoreSettings
-from libs.server import ServerSettings
+from libs.server import InternalAuthSettings, ServerSettings
 from libs.settings import setting
 from libs.tracing import TracingSettings
 
@@ -58,6 +58,7 @@ class JournalConfig:
     shards: ShardSettings
     log: LogSettings
     tracing: TracingSettings
+    internal: InternalAuthSettings
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> JournalConfig:
@@ -67,6 +68,7 @@ class JournalConfig:
             shards=settings.load(ShardSettings, prefix=PREFIX, environ=environ),
             log=settings.load(LogSettings, environ=environ),
             tracing=settings.load(TracingSettings, environ=environ),
+            internal=settings.load(InternalAuthSettings, environ=environ),
         )
 
 

@@ -36,9 +36,10 @@ from slatedb.uniffi import (
     ReadOptions,
     ScanOptions,
     Settings,
+    WriteBatch,
 )
 
-from libs.errors import DomainError, FailedPrecondition, Unavailable
+from libs.errors import DomainError, FailedPrecondition, NotFound, Unavailable
 from services.journal import keys
 from services.journal.commit import CommitGroup, PendingAppend, PlannedAppend, ThreadStates
 from services.journal.keys import ThreadRef
@@ -58,9 +59,10 @@ _DURABLE_READ = ReadOptions(
 )
 
 
-def _scan_options(order: IterationOrder = IterationOrder.ASCENDING) -> ScanOptions:
+def _scan_options(order: IterationOrder = IterationOrder.ASCENDING,
+                  durable: bool = True) -> ScanOptions:
     return ScanOptions(
-        durability_filter=DurabilityLevel.REMOTE,
+        durability_filter=DurabilityLevel.REMOTE if durable else DurabilityLevel.MEMORY,
         dirty=False,
         read_ahead_bytes=1,
         cache_blocks=True,
@@ -308,6 +310,48 @@ class Shard:
         raw = await self._guard(read)
         return None if raw is None else ToolCallLocation.decode(key, raw)
 
+    async def _is_purged(self, thread: ThreadRef) -> bool:
+        raw = await self._guard(self._db.get_with_options(keys.purged(thread), _DURABLE_READ))
+        return raw is not None
+
+    # -- purge ---------------------------------------------------------------
+
+    async def purge(self, thread: ThreadRef, user_id: str | None) -> int:
+        """Delete every message of a thread and its indexes; returns how many messages.
+
+        A purge marker stays, so the thread id cannot be reused (old change-feed
+        entries must never resolve to new messages)."""
+        self._raise_if_failed()
+        async with self._write_lock:
+            self._raise_if_failed()
+            state = await self._threads.get(thread)
+            if state is None or not state.visible_to(user_id):
+                raise NotFound(f"thread {thread.thread_id} not found", reason="THREAD_NOT_FOUND")
+            batch = WriteBatch()
+            prefix = keys.messages_prefix(thread)
+            removed = 0
+            for key, raw in await self._scan(prefix, keys.prefix_end(prefix), 10**9,
+                                             durable=False):
+                message = _message(raw)
+                for call in message.tool_calls:
+                    batch.delete(keys.tool_call(thread, call.id))
+                batch.delete(key)
+                removed += 1
+            ids = keys.message_ids_prefix(thread)
+            for key, _ in await self._scan(ids, keys.prefix_end(ids), 10**9, durable=False):
+                batch.delete(key)
+            batch.delete(keys.thread_state(thread))
+            batch.put(keys.purged(thread), b"{}")
+            try:
+                handle = await self._db.write(batch)
+            except Exception as exc:
+                error = self._translate(exc)
+                self._fail(error)
+                raise error from exc
+            self._threads.forget(thread)
+        await self._await_durable(handle, self._next_sequence - 1)
+        return removed
+
     # -- change feed ---------------------------------------------------------
 
     async def read_feed(self, after_sequence: int, limit: int) -> list[FeedEvent]:
@@ -321,6 +365,8 @@ class Shard:
         for key, value in rows:
             entry = FeedEntry.decode(value)
             message = await self.message_at(entry.thread, entry.offset)
+            if message is None and await self._is_purged(entry.thread):
+                continue  # the thread was purged: its events are gone with it
             if message is None:
                 raise Unavailable(
                     f"feed entry {keys.sequence_of(key)} points at a missing message",
@@ -368,10 +414,18 @@ class Shard:
         except Error.Closed:
             pass  # already fenced: nothing of ours is left to flush
 
-    async def _scan(self, start: bytes, end: bytes, limit: int, order=IterationOrder.ASCENDING):
+    async def _scan(self, start: bytes, end: bytes, limit: int, order=IterationOrder.ASCENDING,
+                    *, durable: bool = True):
         scan_range = KeyRange(start=start, start_inclusive=True, end=end, end_inclusive=False)
-        iterator = await self._guard(self._db.scan_with_options(scan_range, _scan_options(order)))
-        rows = await self._guard(iterator.next_batch(limit))
+        options = _scan_options(order, durable)
+        iterator = await self._guard(self._db.scan_with_options(scan_range, options))
+        rows: list = []
+        while len(rows) < limit:
+            wanted = min(1000, limit - len(rows))
+            batch = await self._guard(iterator.next_batch(wanted))
+            rows += batch
+            if len(batch) < wanted:
+                break
         return [(row.key, row.value) for row in rows]
 
     async def _guard(self, operation):

@@ -53,7 +53,8 @@ class Running:
 async def running(config: SearchConfig) -> AsyncIterator[Running]:
     tracing = Tracing(config.tracing, "search")
     clickhouse = build_clickhouse(config.clickhouse)
-    journal = JournalReader(config.dependencies.journal_address)
+    journal = JournalReader(config.dependencies.journal_address,
+                            internal_token=config.internal.token)
     model = chat_model(config.model)
     if model is None:
         logger.warning("no model configured (MODEL_BASE_URL): match summaries use the labelled "
@@ -68,7 +69,7 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         server = GrpcServer(config.server, [ServiceBinding(
             SERVICE_NAME,
             lambda s: search_service_pb2_grpc.add_SearchServiceServicer_to_server(servicer, s),
-        )], tracing=tracing)
+        )], tracing=tracing, internal_token=config.internal.token)
         await server.start()
         if config.dependencies.project_feed:
             tasks = [asyncio.create_task(projector.run_forever()),

@@ -112,6 +112,13 @@ class Searcher:
                     analyzer.snippet(r["content"], wanted), int(r["created_at_ms"]),
                     float(r["score"]), r["content"]) for r in rows]
 
+    async def purge(self, principal: Principal, thread_id: str) -> None:
+        """Delete a thread's rows (a mutation: ClickHouse applies it in the background)."""
+        await self._clickhouse.execute(
+            f"ALTER TABLE {self._database}.messages DELETE WHERE {_SCOPE}{_THREAD}",
+            {"account": principal.account_id, "agent": principal.agent_id,
+             "user": principal.user_id or "", "thread": thread_id})
+
     async def summarize(self, query: str, hits: Sequence[Hit]) -> list[ThreadSummary]:
         """One summary per matching thread, in the order threads first appear in the hits."""
         threads: dict[str, list[Hit]] = {}

@@ -45,6 +45,12 @@ class SearchServicer(pb_grpc.SearchServiceServicer):
         return pb.ViewToolCallResponse(data=page.data, total_size=page.total_size,
                                        next_offset=page.next_offset, has_more=page.has_more)
 
+    async def PurgeThread(self, request: pb.PurgeThreadRequest, context) -> pb.PurgeThreadResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        await self._searcher.purge(principal, thread_id)
+        return pb.PurgeThreadResponse()
+
     async def DescribeProjection(self, request: pb.DescribeProjectionRequest,
                                  context) -> pb.DescribeProjectionResponse:
         shards = self._projector.lag()

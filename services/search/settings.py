@@ -10,7 +10,7 @@ from typing import Literal
 from libs import settings
 from libs.log import LogSettings
 from libs.model import ModelSettings
-from libs.server import ServerSettings
+from libs.server import InternalAuthSettings, ServerSettings
 from libs.settings import Secret, setting
 from libs.tracing import TracingSettings
 from services.search.clickhouse import IDENTIFIER
@@ -56,6 +56,7 @@ class SearchConfig:
     model: ModelSettings
     log: LogSettings
     tracing: TracingSettings
+    internal: InternalAuthSettings
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SearchConfig:
@@ -66,6 +67,7 @@ class SearchConfig:
             model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
             log=settings.load(LogSettings, environ=environ),
             tracing=settings.load(TracingSettings, environ=environ),
+            internal=settings.load(InternalAuthSettings, environ=environ),
         )
 
 

@@ -61,8 +61,9 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
                        "the labelled offline fallback (%s)", OfflineSummarizer.generator)
     objects = build_object_store(config.store)
     coordination = Coordination.connect(dependencies.redis_url)
-    journal = JournalReader(dependencies.journal_address)
-    memory = (AgentMemoryWriter(dependencies.agent_memory_address)
+    token = config.internal.token
+    journal = JournalReader(dependencies.journal_address, internal_token=token)
+    memory = (AgentMemoryWriter(dependencies.agent_memory_address, internal_token=token)
               if dependencies.agent_memory_address else None)
     summarization = Summarization(
         journal=journal, summaries=SummaryStore(objects), coordination=coordination,
@@ -78,7 +79,7 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
         SERVICE_NAME,
         lambda s: thread_memory_service_pb2_grpc.add_ThreadMemoryServiceServicer_to_server(
             servicer, s),
-    )], tracing=tracing)
+    )], tracing=tracing, internal_token=config.internal.token)
     tasks: list[asyncio.Task] = []
     try:
         await server.start()

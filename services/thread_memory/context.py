@@ -12,6 +12,7 @@ import asyncio
 from agentmemory.common.v1 import message_pb2
 from google.protobuf import struct_pb2
 
+from libs.errors import NotFound
 from libs.identity import Principal
 from libs.journal_client import JournalReader
 from services.thread_memory.coordination import Coordination
@@ -32,6 +33,16 @@ class ThreadContext:
         size = window_size(requested, metadata)
         return await asyncio.gather(self._journal.recent(principal, thread_id, size),
                                     self.summary(principal, thread_id))
+
+    async def purge(self, principal: Principal, thread_id: str) -> tuple[bool, int]:
+        """Delete the summary object and every Redis key of a thread the caller owns."""
+        thread = ThreadKey(principal.account_id, principal.agent_id, thread_id)
+        summary, _ = await self._summaries.load(thread)
+        if summary is not None and not summary.visible_to(principal.user_id):
+            raise NotFound(f"thread {thread_id} not found", reason="THREAD_NOT_FOUND")
+        if summary is not None:
+            await self._summaries.delete(thread)
+        return summary is not None, await self._coordination.purge(thread)
 
     async def summary(self, principal: Principal, thread_id: str) -> Summary | None:
         thread = ThreadKey(principal.account_id, principal.agent_id, thread_id)

@@ -32,6 +32,13 @@ class ThreadMemoryServicer(pb_grpc.ThreadMemoryServiceServicer):
         summary = await self._context.summary(principal, thread_id)
         return pb.GetSummaryResponse(summary=conversions.summary(summary))
 
+    async def PurgeThread(self, request: pb.PurgeThreadRequest, context) -> pb.PurgeThreadResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        summary_deleted, keys_deleted = await self._context.purge(principal, thread_id)
+        return pb.PurgeThreadResponse(summary_deleted=summary_deleted,
+                                      redis_keys_deleted=keys_deleted)
+
     async def Summarize(self, request: pb.SummarizeRequest, context) -> pb.SummarizeResponse:
         principal = parse_principal(request.principal)
         thread_id = require_id(request.thread_id, "thread_id")

@@ -10,7 +10,7 @@ from libs import settings
 from libs.log import LogSettings
 from libs.model import ModelSettings
 from libs.object_store_settings import ObjectStoreSettings
-from libs.server import ServerSettings
+from libs.server import InternalAuthSettings, ServerSettings
 from libs.settings import setting
 from libs.tracing import TracingSettings
 
@@ -50,6 +50,7 @@ class ThreadMemoryConfig:
     model: ModelSettings
     log: LogSettings
     tracing: TracingSettings
+    internal: InternalAuthSettings
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ThreadMemoryConfig:
@@ -60,6 +61,7 @@ class ThreadMemoryConfig:
             model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
             log=settings.load(LogSettings, environ=environ),
             tracing=settings.load(TracingSettings, environ=environ),
+            internal=settings.load(InternalAuthSettings, environ=environ),
         )
 
 

@@ -11,6 +11,7 @@ from agentmemory.common.v1 import principal_pb2
 from libs import clients
 from libs.clients import upstream
 from libs.identity import Principal
+from libs.settings import Secret
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,10 @@ _CATEGORIES = {"user_profile": memory_pb.CATEGORY_USER_PROFILE,
 
 
 class AgentMemoryWriter:
-    def __init__(self, target: str, *, timeout: float = 10.0) -> None:
-        self._channel = clients.channel(target, default_timeout=timeout)
+    def __init__(self, target: str, *, timeout: float = 10.0,
+                 internal_token: Secret | None = None) -> None:
+        self._channel = clients.channel(target, default_timeout=timeout,
+                                        internal_token=internal_token)
         self._stub = memory_grpc.AgentMemoryServiceStub(self._channel)
 
     async def close(self) -> None:

@@ -112,3 +112,31 @@ async def test_a_message_at_the_size_limits_is_stored_whole(journal):
     stored = await journal.read_all("t-big")
     assert [m.id for m in stored] == ["big", "small"]
     assert stored[0].content == content and stored[0].token_count > 0
+
+
+async def test_purge_deletes_a_thread_for_good(journal):
+    from agentmemory.common.v1 import message_pb2
+    from agentmemory.journal.v1 import journal_service_pb2 as pb
+
+    await journal.append("doomed", [message("a", "secret one"), message(
+        "b", "calling", ASSISTANT, tool_calls=[message_pb2.ToolCall(id="c9", name="t")])])
+    await journal.append("kept", [message("k", "stays")])
+    stranger = await rpc_error(journal.stub.PurgeThread(pb.PurgeThreadRequest(
+        principal=principal(user="mallory"), thread_id="nope")))
+    assert stranger.code == grpc.StatusCode.NOT_FOUND
+    reply = await journal.stub.PurgeThread(pb.PurgeThreadRequest(principal=principal(),
+                                                                 thread_id="doomed"))
+    assert reply.deleted_messages == 2
+    assert await journal.recent("doomed") == [] and await journal.read_all("doomed") == []
+    assert (await journal.stats("doomed")).message_count == 0
+    gone = await rpc_error(journal.stub.GetToolCall(pb.GetToolCallRequest(
+        principal=principal(), tool_call_id="c9")))
+    assert gone.code == grpc.StatusCode.NOT_FOUND
+    reuse = await rpc_error(journal.append("doomed", [message("c", "again")]))
+    assert reuse.code == grpc.StatusCode.FAILED_PRECONDITION and reuse.reason == "THREAD_PURGED"
+    # The change feed skips the purged thread's events.
+    call = journal.stub.Subscribe(pb.SubscribeRequest(after_sequence=0), timeout=5)
+    first = await call.read()
+    call.cancel()
+    assert first.thread_id == "kept" and first.sequence == 3
+    assert [m.id for m in await journal.recent("kept")] == ["k"]

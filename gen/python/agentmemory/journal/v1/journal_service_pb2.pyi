@@ -171,3 +171,17 @@ class DescribeShardsResponse(_message.Message):
     shard_count: int
     shards: _containers.RepeatedCompositeFieldContainer[ShardInfo]
     def __init__(self, shard_count: _Optional[int] = ..., shards: _Optional[_Iterable[_Union[ShardInfo, _Mapping]]] = ...) -> None: ...
+
+class PurgeThreadRequest(_message.Message):
+    __slots__ = ("principal", "thread_id")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    thread_id: str
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ...) -> None: ...
+
+class PurgeThreadResponse(_message.Message):
+    __slots__ = ("deleted_messages",)
+    DELETED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    deleted_messages: int
+    def __init__(self, deleted_messages: _Optional[int] = ...) -> None: ...

@@ -81,6 +81,11 @@ class JournalServiceStub:
                 request_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.DescribeShardsRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.DescribeShardsResponse.FromString,
                 _registered_method=True)
+        self.PurgeThread = channel.unary_unary(
+                '/agentmemory.journal.v1.JournalService/PurgeThread',
+                request_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadResponse.FromString,
+                _registered_method=True)
 
 
 class JournalServiceServicer:
@@ -163,6 +168,16 @@ class JournalServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PurgeThread(self, request, context):
+        """Deletes every message of a thread, with its indexes. The thread id can
+        never be used again (appends fail with FAILED_PRECONDITION, reason
+        THREAD_PURGED); its change-feed events are skipped from then on.
+        Errors: NOT_FOUND (reason THREAD_NOT_FOUND).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -200,6 +215,11 @@ def add_JournalServiceServicer_to_server(servicer, server):
                     servicer.DescribeShards,
                     request_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.DescribeShardsRequest.FromString,
                     response_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.DescribeShardsResponse.SerializeToString,
+            ),
+            'PurgeThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.PurgeThread,
+                    request_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadRequest.FromString,
+                    response_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -403,6 +423,33 @@ class JournalService:
             '/agentmemory.journal.v1.JournalService/DescribeShards',
             agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.DescribeShardsRequest.SerializeToString,
             agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.DescribeShardsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PurgeThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.journal.v1.JournalService/PurgeThread',
+            agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadRequest.SerializeToString,
+            agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadResponse.FromString,
             options,
             channel_credentials,
             insecure,

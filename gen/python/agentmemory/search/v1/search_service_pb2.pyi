@@ -130,3 +130,15 @@ class DescribeProjectionResponse(_message.Message):
     engine: str
     projected_messages: int
     def __init__(self, shards: _Optional[_Iterable[_Union[ShardProjection, _Mapping]]] = ..., lag: _Optional[int] = ..., engine: _Optional[str] = ..., projected_messages: _Optional[int] = ...) -> None: ...
+
+class PurgeThreadRequest(_message.Message):
+    __slots__ = ("principal", "thread_id")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    thread_id: str
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ...) -> None: ...
+
+class PurgeThreadResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -55,6 +55,11 @@ class SearchServiceStub:
                 request_serializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionResponse.FromString,
                 _registered_method=True)
+        self.PurgeThread = channel.unary_unary(
+                '/agentmemory.search.v1.SearchService/PurgeThread',
+                request_serializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.PurgeThreadRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.PurgeThreadResponse.FromString,
+                _registered_method=True)
 
 
 class SearchServiceServicer:
@@ -90,6 +95,13 @@ class SearchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PurgeThread(self, request, context):
+        """Deletes the thread's projected messages (a ClickHouse mutation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SearchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -107,6 +119,11 @@ def add_SearchServiceServicer_to_server(servicer, server):
                     servicer.DescribeProjection,
                     request_deserializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionRequest.FromString,
                     response_serializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionResponse.SerializeToString,
+            ),
+            'PurgeThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.PurgeThread,
+                    request_deserializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.PurgeThreadRequest.FromString,
+                    response_serializer=agentmemory_dot_search_dot_v1_dot_search__service__pb2.PurgeThreadResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -196,6 +213,33 @@ class SearchService:
             '/agentmemory.search.v1.SearchService/DescribeProjection',
             agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionRequest.SerializeToString,
             agentmemory_dot_search_dot_v1_dot_search__service__pb2.DescribeProjectionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PurgeThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.search.v1.SearchService/PurgeThread',
+            agentmemory_dot_search_dot_v1_dot_search__service__pb2.PurgeThreadRequest.SerializeToString,
+            agentmemory_dot_search_dot_v1_dot_search__service__pb2.PurgeThreadResponse.FromString,
             options,
             channel_credentials,
             insecure,

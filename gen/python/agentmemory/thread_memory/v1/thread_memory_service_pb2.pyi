@@ -83,3 +83,19 @@ class SummarizeResponse(_message.Message):
     flushed_facts: int
     summarized: bool
     def __init__(self, summary: _Optional[_Union[Summary, _Mapping]] = ..., flushed_facts: _Optional[int] = ..., summarized: _Optional[bool] = ...) -> None: ...
+
+class PurgeThreadRequest(_message.Message):
+    __slots__ = ("principal", "thread_id")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    thread_id: str
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ...) -> None: ...
+
+class PurgeThreadResponse(_message.Message):
+    __slots__ = ("summary_deleted", "redis_keys_deleted")
+    SUMMARY_DELETED_FIELD_NUMBER: _ClassVar[int]
+    REDIS_KEYS_DELETED_FIELD_NUMBER: _ClassVar[int]
+    summary_deleted: bool
+    redis_keys_deleted: int
+    def __init__(self, summary_deleted: _Optional[bool] = ..., redis_keys_deleted: _Optional[int] = ...) -> None: ...

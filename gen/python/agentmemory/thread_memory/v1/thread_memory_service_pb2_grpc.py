@@ -56,6 +56,11 @@ class ThreadMemoryServiceStub:
                 request_serializer=agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.SummarizeRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.SummarizeResponse.FromString,
                 _registered_method=True)
+        self.PurgeThread = channel.unary_unary(
+                '/agentmemory.thread_memory.v1.ThreadMemoryService/PurgeThread',
+                request_serializer=agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.PurgeThreadRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.PurgeThreadResponse.FromString,
+                _registered_method=True)
 
 
 class ThreadMemoryServiceServicer:
@@ -90,6 +95,13 @@ class ThreadMemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PurgeThread(self, request, context):
+        """Deletes the thread's summary object and every Redis key of the thread.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ThreadMemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -107,6 +119,11 @@ def add_ThreadMemoryServiceServicer_to_server(servicer, server):
                     servicer.Summarize,
                     request_deserializer=agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.SummarizeRequest.FromString,
                     response_serializer=agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.SummarizeResponse.SerializeToString,
+            ),
+            'PurgeThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.PurgeThread,
+                    request_deserializer=agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.PurgeThreadRequest.FromString,
+                    response_serializer=agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.PurgeThreadResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -197,6 +214,33 @@ class ThreadMemoryService:
             '/agentmemory.thread_memory.v1.ThreadMemoryService/Summarize',
             agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.SummarizeRequest.SerializeToString,
             agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.SummarizeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PurgeThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.thread_memory.v1.ThreadMemoryService/PurgeThread',
+            agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.PurgeThreadRequest.SerializeToString,
+            agentmemory_dot_thread__memory_dot_v1_dot_thread__memory__service__pb2.PurgeThreadResponse.FromString,
             options,
             channel_credentials,
             insecure,

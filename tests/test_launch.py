@@ -17,10 +17,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_launcher_starts_serves_and_stops_on_ctrl_c(tmp_path):
-    port, memory_port, thread_port, search_port = (free_port() for _ in range(4))
+    port, memory_port, thread_port, search_port, gateway_port = (free_port() for _ in range(5))
     env = {**os.environ, "AGENTMEMORY_DATA_DIR": str(tmp_path / "data"),
            "JOURNAL_PORT": str(port), "AGENT_MEMORY_PORT": str(memory_port),
            "THREAD_MEMORY_PORT": str(thread_port), "SEARCH_PORT": str(search_port),
+           "GATEWAY_PORT": str(gateway_port),
            "AGENTMEMORY_POSTGRES_PORT": str(free_port()),
            "AGENTMEMORY_REDIS_PORT": str(free_port()), "PYTHONUNBUFFERED": "1"}
     launcher = subprocess.Popen([sys.executable, "-m", "tools.launch"], cwd=ROOT, env=env,
@@ -51,6 +52,11 @@ def test_launcher_starts_serves_and_stops_on_ctrl_c(tmp_path):
         listed = subprocess.run([grpcurl, "-plaintext", f"localhost:{search_port}", "list"],
                                 capture_output=True, text=True, timeout=30)
         assert "agentmemory.search.v1.SearchService" in listed.stdout
+        listed = subprocess.run([grpcurl, "-plaintext", f"localhost:{gateway_port}", "list"],
+                                capture_output=True, text=True, timeout=30)
+        assert "agentmemory.gateway.v1.GatewayService" in listed.stdout
+        key = (tmp_path / "data" / "demo-api-key").read_text().strip()
+        assert key.startswith("am_") and key not in output
 
         launcher.send_signal(signal.SIGINT)
         rest, _ = launcher.communicate(timeout=30)
@@ -63,3 +69,4 @@ def test_launcher_starts_serves_and_stops_on_ctrl_c(tmp_path):
     assert not is_serving(f"127.0.0.1:{memory_port}")
     assert not is_serving(f"127.0.0.1:{thread_port}")
     assert not is_serving(f"127.0.0.1:{search_port}")
+    assert not is_serving(f"127.0.0.1:{gateway_port}")

@@ -12,6 +12,8 @@ from libs.model import ModelSettings
 from libs.settings import Secret
 from libs.tracing import TracingSettings
 from services.agent_memory import settings as agent_memory_settings
+from libs.server import InternalAuthSettings
+from services.gateway import settings as gateway_settings
 from services.journal import settings as journal_settings
 from services.search import settings as search_settings
 from services.thread_memory import settings as thread_memory_settings
@@ -28,7 +30,9 @@ def _default(value) -> str:
 
 def table() -> str:
     sections = [
-        ("all services", [*settings.describe(LogSettings), *settings.describe(TracingSettings)]),
+        ("all services", [*settings.describe(LogSettings), *settings.describe(TracingSettings),
+                          *settings.describe(InternalAuthSettings)]),
+        ("gateway", list(gateway_settings.variables())),
         ("thread_memory, search", list(settings.describe(ModelSettings, prefix="MODEL_"))),
         ("journal", list(journal_settings.variables())),
         ("agent_memory", list(agent_memory_settings.variables())),

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from libs.healthcheck import is_serving
 from services.agent_memory.settings import AgentMemoryConfig
+from services.gateway.settings import GatewayConfig
 from services.journal.settings import JournalConfig
 from services.search.settings import SearchConfig
 from services.thread_memory.settings import ThreadMemoryConfig
@@ -106,18 +107,45 @@ def components(data_dir: Path) -> list[Service | Backend]:
     agent_memory = AgentMemoryConfig.from_env(env).server
     thread_memory = ThreadMemoryConfig.from_env(env).server
     search = SearchConfig.from_env(env).server
-    env.setdefault("THREAD_MEMORY_JOURNAL_ADDRESS", f"{_client_host(journal.host)}:{journal.port}")
-    env.setdefault("SEARCH_JOURNAL_ADDRESS", f"{_client_host(journal.host)}:{journal.port}")
-    env.setdefault("THREAD_MEMORY_AGENT_MEMORY_ADDRESS",
-                   f"{_client_host(agent_memory.host)}:{agent_memory.port}")
+    gateway = GatewayConfig.from_env(env).server
+    addresses = {name: f"{_client_host(s.host)}:{s.port}" for name, s in (
+        ("journal", journal), ("agent_memory", agent_memory), ("thread_memory", thread_memory),
+        ("search", search), ("gateway", gateway))}
+    env.setdefault("GATEWAY_POSTGRES_DSN", postgres.dsn)
+    for name in ("journal", "agent_memory", "thread_memory", "search"):
+        env.setdefault(f"GATEWAY_{name.upper()}_ADDRESS", addresses[name])
+    env.setdefault("THREAD_MEMORY_JOURNAL_ADDRESS", addresses["journal"])
+    env.setdefault("SEARCH_JOURNAL_ADDRESS", addresses["journal"])
+    env.setdefault("THREAD_MEMORY_AGENT_MEMORY_ADDRESS", addresses["agent_memory"])
     return [
         Backend("postgres", postgres),
         Backend("redis", redis),
-        Service("journal", f"{_client_host(journal.host)}:{journal.port}", env),
-        Service("agent_memory", f"{_client_host(agent_memory.host)}:{agent_memory.port}", env),
-        Service("thread_memory", f"{_client_host(thread_memory.host)}:{thread_memory.port}", env),
-        Service("search", f"{_client_host(search.host)}:{search.port}", env),
+        *(Service(name, addresses[name], env) for name in (
+            "journal", "agent_memory", "thread_memory", "search", "gateway")),
     ]
+
+
+def ensure_demo_key(data_dir: Path, env: dict[str, str]) -> Path:
+    """Create an API key for the account "demo" on first start; keep it in a file."""
+    path = data_dir / "demo-api-key"
+    if not path.exists():
+        created = subprocess.run(
+            [sys.executable, "-m", "services.gateway.admin", "create-key", "--account", "demo",
+             "--name", "make-run"], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+        path.write_text(created.stdout.strip() + "\n")
+        path.chmod(0o600)
+    return path
+
+
+def announce(data_dir: Path, running: list[Service | Backend]) -> None:
+    gateway = running[-1]
+    key_file = ensure_demo_key(data_dir, gateway.env)
+    print(f"\nagent memory platform is up (data in {data_dir}):")
+    for component in running:
+        print(f"  {component.name:<14} {component.address}")
+    print(f"\nAPI key of the account \"demo\": in {key_file}")
+    print(f"try: grpcurl -plaintext {gateway.address} list\nCtrl-C stops everything.\n",
+          flush=True)
 
 
 def main() -> int:
@@ -134,16 +162,12 @@ def main() -> int:
     status = 0
     try:
         for component in components(data_dir):
-            running.append(component)
-            component.start()
             if stopping:
                 break
-        print(f"\nagent memory platform is up (data in {data_dir}):")
-        for component in running:
-            print(f"  {component.name:<14} {component.address}")
-        first = next(c for c in running if isinstance(c, Service))
-        print(f"\ntry: grpcurl -plaintext {first.address} list\nCtrl-C stops everything.\n",
-              flush=True)
+            running.append(component)
+            component.start()
+        if not stopping:
+            announce(data_dir, running)
         while not stopping:
             dead = [c for c in running if c.died()]
             if dead:
@@ -151,7 +175,7 @@ def main() -> int:
                 status = 1
                 break
             time.sleep(0.3)
-    except (RuntimeError, OSError) as exc:
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
         print(f"start-up failed: {exc}", file=sys.stderr)
         status = 1
     finally:

@@ -1,0 +1,10 @@
+"""Gateway: the public surface of the platform.
+
+- ``keys``: API keys (created by ``python -m services.gateway.admin``, stored
+  hashed) and the authentication of each call;
+- ``threads``: the thread records the gateway owns (who owns which thread);
+- ``upstreams``: the clients of the four internal services;
+- ``context``: BuildContext, the ordered conversation for one turn;
+- ``tools``: the tool definitions per surface and their execution;
+- ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring.
+"""

@@ -1,0 +1,72 @@
+"""Wiring: PostgreSQL (migrated), API keys, thread records, upstreams, the server."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+from agentmemory.gateway.v1 import gateway_service_pb2, gateway_service_pb2_grpc
+
+from libs import migrations
+from libs.errors import Unavailable
+from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
+from libs.tracing import Tracing
+from services.gateway.keys import ApiKeys
+from services.gateway.servicer import GatewayServicer
+from services.gateway.settings import GatewayConfig
+from services.gateway.threads import Threads
+from services.gateway.upstreams import Upstreams
+
+logger = logging.getLogger(__name__)
+
+SERVICE_NAME = gateway_service_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+async def connect(dsn: str) -> asyncpg.Pool:
+    try:
+        pool = await asyncpg.create_pool(dsn, min_size=2, max_size=10, command_timeout=10)
+    except (OSError, asyncpg.PostgresError) as exc:
+        raise Unavailable(f"PostgreSQL unreachable: {exc}", reason="POSTGRES_UNAVAILABLE") from exc
+    await migrations.apply(pool, "gateway", MIGRATIONS)
+    return pool
+
+
+@dataclass
+class Running:
+    server: GrpcServer
+    keys: ApiKeys
+
+
+@contextlib.asynccontextmanager
+async def running(config: GatewayConfig) -> AsyncIterator[Running]:
+    tracing = Tracing(config.tracing, "gateway")
+    dependencies = config.dependencies
+    pool = await connect(dependencies.postgres_dsn.reveal())
+    upstreams = Upstreams.connect(dependencies, config.internal.token)
+    try:
+        keys = ApiKeys(pool, cache_seconds=dependencies.key_cache_seconds)
+        servicer = GatewayServicer(keys, Threads(pool), upstreams)
+        server = GrpcServer(config.server, [ServiceBinding(
+            SERVICE_NAME,
+            lambda s: gateway_service_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, s),
+        )], tracing=tracing)
+        await server.start()
+        try:
+            yield Running(server, keys)
+        finally:
+            await server.stop()
+    finally:
+        await upstreams.close()
+        await pool.close()
+        tracing.close()
+
+
+async def serve(config: GatewayConfig) -> None:
+    async with running(config) as service:
+        logger.info("gateway serving on %s:%d", config.server.host, service.server.port)
+        await wait_for_stop_signal()

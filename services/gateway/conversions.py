@@ -1,0 +1,66 @@
+"""Proto <-> domain conversions of the gateway, all in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmemory.common.v1 import principal_pb2
+from agentmemory.gateway.v1 import gateway_service_pb2 as pb
+from google.protobuf import json_format, struct_pb2
+
+from libs.errors import InvalidArgument
+from libs.identity import DEFAULT_ENVIRONMENT, Principal, require_id
+from services.gateway.tools import Tool
+
+_SURFACES = {principal_pb2.SURFACE_AGENT, principal_pb2.SURFACE_MCP_GATEWAY}
+
+
+def principal(account_id: str, caller: pb.Caller) -> Principal:
+    """The caller's principal: the account from the API key, the rest as stated."""
+    return Principal(
+        account_id=account_id,
+        agent_id=require_id(caller.agent_id, "caller.agent_id"),
+        user_id=require_id(caller.user_id, "caller.user_id") if caller.user_id else None,
+        environment=(require_id(caller.environment, "caller.environment")
+                     if caller.environment else DEFAULT_ENVIRONMENT),
+    )
+
+
+def surface(caller: pb.Caller) -> int:
+    if caller.surface not in _SURFACES:
+        raise InvalidArgument("caller.surface", "must be SURFACE_AGENT or SURFACE_MCP_GATEWAY")
+    return caller.surface
+
+
+def memory_bound(caller: pb.Caller) -> bool:
+    for index, capability in enumerate(caller.capabilities):
+        if capability not in principal_pb2.Capability.values() or \
+                capability == principal_pb2.CAPABILITY_UNSPECIFIED:
+            raise InvalidArgument(f"caller.capabilities[{index}]", "unknown capability")
+    return principal_pb2.CAPABILITY_MEMORY in caller.capabilities
+
+
+def thread_id(value: str, *, required: bool = True) -> str | None:
+    if not value and not required:
+        return None
+    return require_id(value, "thread_id")
+
+
+def tool_definitions(tools: list[Tool]) -> list[pb.ToolDefinition]:
+    definitions = []
+    for tool in tools:
+        parameters = struct_pb2.Struct()
+        parameters.update(tool.parameters)
+        definitions.append(pb.ToolDefinition(name=tool.name, description=tool.description,
+                                             parameters=parameters))
+    return definitions
+
+
+def arguments(value: struct_pb2.Struct) -> dict[str, Any]:
+    return json_format.MessageToDict(value)
+
+
+def result(value: dict[str, Any], is_error: bool) -> pb.CallToolResponse:
+    data = struct_pb2.Struct()
+    data.update(value)
+    return pb.CallToolResponse(result=data, is_error=is_error)

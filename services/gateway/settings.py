@@ -1,0 +1,59 @@
+"""Gateway configuration, read from ``GATEWAY_*`` variables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from libs import settings
+from libs.log import LogSettings
+from libs.server import InternalAuthSettings, ServerSettings
+from libs.settings import Secret, setting
+from libs.tracing import TracingSettings
+
+PREFIX = "GATEWAY_"
+
+
+@dataclass(frozen=True)
+class GatewayServerSettings(ServerSettings):
+    port: int = setting("PORT", 50051, "Port of the gateway's gRPC server (the public surface).")
+
+
+@dataclass(frozen=True)
+class GatewayDependencies:
+    postgres_dsn: Secret = setting(
+        "POSTGRES_DSN", Secret("postgresql://postgres@127.0.0.1:5432/agentmemory"),
+        "PostgreSQL for API keys and thread records (never logged).")
+    journal_address: str = setting("JOURNAL_ADDRESS", "127.0.0.1:50052", "The journal.")
+    thread_memory_address: str = setting("THREAD_MEMORY_ADDRESS", "127.0.0.1:50053",
+                                         "Thread memory.")
+    agent_memory_address: str = setting("AGENT_MEMORY_ADDRESS", "127.0.0.1:50054",
+                                        "Agent memory.")
+    search_address: str = setting("SEARCH_ADDRESS", "127.0.0.1:50055", "Transcript search.")
+    key_cache_seconds: float = setting(
+        "KEY_CACHE_SECONDS", 30.0, "How long a verified API key is trusted without a lookup "
+        "(a revoked key stops working within this time).")
+
+
+@dataclass(frozen=True)
+class GatewayConfig:
+    server: GatewayServerSettings
+    dependencies: GatewayDependencies
+    log: LogSettings
+    tracing: TracingSettings
+    internal: InternalAuthSettings
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewayConfig:
+        return cls(
+            server=settings.load(GatewayServerSettings, prefix=PREFIX, environ=environ),
+            dependencies=settings.load(GatewayDependencies, prefix=PREFIX, environ=environ),
+            log=settings.load(LogSettings, environ=environ),
+            tracing=settings.load(TracingSettings, environ=environ),
+            internal=settings.load(InternalAuthSettings, environ=environ),
+        )
+
+
+def variables() -> Iterator[settings.Variable]:
+    for part in (GatewayServerSettings, GatewayDependencies):
+        yield from settings.describe(part, prefix=PREFIX)

@@ -1,0 +1,41 @@
+"""The gateway's channels and stubs to the four internal services."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as agent_memory_grpc
+from agentmemory.journal.v1 import journal_service_pb2_grpc as journal_grpc
+from agentmemory.search.v1 import search_service_pb2_grpc as search_grpc
+from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_memory_grpc
+
+from libs import clients
+from libs.settings import Secret
+from services.gateway.settings import GatewayDependencies
+
+
+@dataclass
+class Upstreams:
+    journal: journal_grpc.JournalServiceStub
+    thread_memory: thread_memory_grpc.ThreadMemoryServiceStub
+    agent_memory: agent_memory_grpc.AgentMemoryServiceStub
+    search: search_grpc.SearchServiceStub
+    _channels: list
+
+    @classmethod
+    def connect(cls, dependencies: GatewayDependencies, token: Secret) -> Upstreams:
+        def channel(address: str, timeout: float = 10.0):
+            return clients.channel(address, default_timeout=timeout, internal_token=token)
+
+        channels = [channel(dependencies.journal_address),
+                    channel(dependencies.thread_memory_address),
+                    channel(dependencies.agent_memory_address),
+                    channel(dependencies.search_address, timeout=60.0)]
+        return cls(journal_grpc.JournalServiceStub(channels[0]),
+                   thread_memory_grpc.ThreadMemoryServiceStub(channels[1]),
+                   agent_memory_grpc.AgentMemoryServiceStub(channels[2]),
+                   search_grpc.SearchServiceStub(channels[3]), channels)
+
+    async def close(self) -> None:
+        for channel in self._channels:
+            await channel.close()

@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.agent_memory_bench
 	$(BIN)/python -m bench.thread_memory_bench
 	$(BIN)/python -m bench.search_bench
+	$(BIN)/python -m bench.gateway_bench
 	$(BIN)/python -m bench.safety_report
 
 clean:

@@ -162,3 +162,31 @@ def test_tracing_is_off_by_default():
     tracing = Tracing(TracingSettings(), "probe")
     assert not tracing.enabled
     assert tracing.server_interceptors() == [] and tracing.client_interceptors() == []
+
+
+async def test_internal_secret_is_required_when_configured():
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from libs.settings import Secret
+
+    server = GrpcServer(ServerSettings(port=0), [_probe_binding([])],
+                        internal_token=Secret("s3cret"))
+    port = await server.start()
+    address = f"127.0.0.1:{port}"
+    try:
+        async with clients.channel(address) as channel:
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await _call(channel, "Log")(b"no secret")
+            details = errors.error_details(caught.value)
+            assert details.code == grpc.StatusCode.UNAUTHENTICATED
+            assert details.reason == "INTERNAL_CALLER_REQUIRED"
+            health = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest())  # probes need no secret
+            assert health.status == health_pb2.HealthCheckResponse.SERVING
+        async with clients.channel(address, internal_token=Secret("wrong")) as channel:
+            with pytest.raises(grpc.aio.AioRpcError):
+                await _call(channel, "Log")(b"wrong secret")
+        async with clients.channel(address, internal_token=Secret("s3cret")) as channel:
+            assert await _call(channel, "Log")(b"with the secret") == b"ok"
+    finally:
+        await server.stop()

@@ -9,10 +9,10 @@ from __future__ import annotations
 from libs import settings
 from libs.log import LogSettings
 from libs.model import ModelSettings
+from libs.server import InternalAuthSettings
 from libs.settings import Secret
 from libs.tracing import TracingSettings
 from services.agent_memory import settings as agent_memory_settings
-from libs.server import InternalAuthSettings
 from services.gateway import settings as gateway_settings
 from services.journal import settings as journal_settings
 from services.search import settings as search_settings

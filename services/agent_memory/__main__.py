@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
-import uvloop
-
-from libs.log import configure_logging
-from libs.settings import SettingsError
+from libs import process
 from services.agent_memory.app import serve
 from services.agent_memory.settings import AgentMemoryConfig
 
 
 def main() -> None:
-    try:
-        config = AgentMemoryConfig.from_env()
-    except SettingsError as exc:
-        sys.exit(f"agent_memory: bad configuration: {exc}")
-    configure_logging(config.log.level, config.log.format)
-    uvloop.run(serve(config))
+    process.main("agent_memory", AgentMemoryConfig.from_env, serve)
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
     """A serving agent memory. ``background=False`` leaves projection and hygiene
     to the caller (tests drive them by hand)."""
     clock = clock or SystemClock()
-    tracing = Tracing(config.tracing, "agent_memory")
+    tracing = Tracing(config.process.tracing, "agent_memory")
     repository = await Repository.connect(config.storage.postgres_dsn.reveal())
     tasks: list[asyncio.Task] = []
     index = index or build_index(config.storage)
@@ -86,7 +86,7 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
             SERVICE_NAME,
             lambda s: agent_memory_service_pb2_grpc.add_AgentMemoryServiceServicer_to_server(
                 servicer, s),
-        )], tracing=tracing, internal_token=config.internal.token)
+        )], tracing=tracing, internal_token=config.process.internal.token)
         await server.start()
         if background:
             tasks = [asyncio.create_task(projector.run_forever()),

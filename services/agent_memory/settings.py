@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Literal
 
 from libs import settings
-from libs.log import LogSettings
-from libs.server import InternalAuthSettings, ServerSettings
+from libs.process import ProcessSettings
+from libs.server import ServerSettings
 from libs.settings import Secret, setting
-from libs.tracing import TracingSettings
 
 PREFIX = "AGENT_MEMORY_"
 
@@ -60,9 +59,7 @@ class AgentMemoryConfig:
     server: AgentMemoryServerSettings
     storage: StorageSettings
     embeddings: EmbeddingSettings
-    log: LogSettings
-    tracing: TracingSettings
-    internal: InternalAuthSettings
+    process: ProcessSettings
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> AgentMemoryConfig:
@@ -70,9 +67,7 @@ class AgentMemoryConfig:
             server=settings.load(AgentMemoryServerSettings, prefix=PREFIX, environ=environ),
             storage=settings.load(StorageSettings, prefix=PREFIX, environ=environ),
             embeddings=settings.load(EmbeddingSettings, prefix="EMBEDDINGS_", environ=environ),
-            log=settings.load(LogSettings, environ=environ),
-            tracing=settings.load(TracingSettings, environ=environ),
-            internal=settings.load(InternalAuthSettings, environ=environ),
+            process=ProcessSettings.from_env(environ),
         )
 
 

@@ -44,10 +44,10 @@ class Running:
 
 @contextlib.asynccontextmanager
 async def running(config: GatewayConfig) -> AsyncIterator[Running]:
-    tracing = Tracing(config.tracing, "gateway")
+    tracing = Tracing(config.process.tracing, "gateway")
     dependencies = config.dependencies
     pool = await connect(dependencies.postgres_dsn.reveal())
-    upstreams = Upstreams.connect(dependencies, config.internal.token)
+    upstreams = Upstreams.connect(dependencies, config.process.internal.token)
     try:
         keys = ApiKeys(pool, cache_seconds=dependencies.key_cache_seconds)
         servicer = GatewayServicer(keys, Threads(pool), upstreams)

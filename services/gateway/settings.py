@@ -6,10 +6,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from libs import settings
-from libs.log import LogSettings
-from libs.server import InternalAuthSettings, ServerSettings
+from libs.process import ProcessSettings
+from libs.server import ServerSettings
 from libs.settings import Secret, setting
-from libs.tracing import TracingSettings
 
 PREFIX = "GATEWAY_"
 
@@ -39,18 +38,14 @@ class GatewayDependencies:
 class GatewayConfig:
     server: GatewayServerSettings
     dependencies: GatewayDependencies
-    log: LogSettings
-    tracing: TracingSettings
-    internal: InternalAuthSettings
+    process: ProcessSettings
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewayConfig:
         return cls(
             server=settings.load(GatewayServerSettings, prefix=PREFIX, environ=environ),
             dependencies=settings.load(GatewayDependencies, prefix=PREFIX, environ=environ),
-            log=settings.load(LogSettings, environ=environ),
-            tracing=settings.load(TracingSettings, environ=environ),
-            internal=settings.load(InternalAuthSettings, environ=environ),
+            process=ProcessSettings.from_env(environ),
         )
 
 

@@ -42,14 +42,14 @@ async def watch_health(journal: Journal, server: GrpcServer) -> None:
 @contextlib.asynccontextmanager
 async def running(config: JournalConfig) -> AsyncIterator[tuple[Journal, GrpcServer]]:
     """A serving journal; on exit: end feeds, drain calls, flush and close."""
-    tracing = Tracing(config.tracing, "journal")
+    tracing = Tracing(config.process.tracing, "journal")
     logger.info(
         "opening journal: %d shard(s) on %s", config.shards.shard_count, config.store.describe()
     )
     journal = await Journal.open(config.store, config.shards)
     try:
         server = GrpcServer(config.server, [binding(journal)], tracing=tracing,
-                            internal_token=config.internal.token)
+                            internal_token=config.process.internal.token)
         await server.start()
         watcher = asyncio.create_task(watch_health(journal, server))
         try:

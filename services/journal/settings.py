@@ -7,11 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from libs import settings
-from libs.log import LogSettings
 from libs.object_store_settings import ObjectStoreSettings
-from libs.server import InternalAuthSettings, ServerSettings
+from libs.process import ProcessSettings
+from libs.server import ServerSettings
 from libs.settings import setting
-from libs.tracing import TracingSettings
 
 PREFIX = "JOURNAL_"
 
@@ -56,9 +55,7 @@ class JournalConfig:
     server: JournalServerSettings
     store: StoreSettings
     shards: ShardSettings
-    log: LogSettings
-    tracing: TracingSettings
-    internal: InternalAuthSettings
+    process: ProcessSettings
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> JournalConfig:
@@ -66,9 +63,7 @@ class JournalConfig:
             server=settings.load(JournalServerSettings, prefix=PREFIX, environ=environ),
             store=settings.load(StoreSettings, prefix=PREFIX, environ=environ),
             shards=settings.load(ShardSettings, prefix=PREFIX, environ=environ),
-            log=settings.load(LogSettings, environ=environ),
-            tracing=settings.load(TracingSettings, environ=environ),
-            internal=settings.load(InternalAuthSettings, environ=environ),
+            process=ProcessSettings.from_env(environ),
         )
 
 

@@ -51,10 +51,10 @@ class Running:
 
 @contextlib.asynccontextmanager
 async def running(config: SearchConfig) -> AsyncIterator[Running]:
-    tracing = Tracing(config.tracing, "search")
+    tracing = Tracing(config.process.tracing, "search")
     clickhouse = build_clickhouse(config.clickhouse)
     journal = JournalReader(config.dependencies.journal_address,
-                            internal_token=config.internal.token)
+                            internal_token=config.process.internal.token)
     model = chat_model(config.model)
     if model is None:
         logger.warning("no model configured (MODEL_BASE_URL): match summaries use the labelled "
@@ -69,7 +69,7 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         server = GrpcServer(config.server, [ServiceBinding(
             SERVICE_NAME,
             lambda s: search_service_pb2_grpc.add_SearchServiceServicer_to_server(servicer, s),
-        )], tracing=tracing, internal_token=config.internal.token)
+        )], tracing=tracing, internal_token=config.process.internal.token)
         await server.start()
         if config.dependencies.project_feed:
             tasks = [asyncio.create_task(projector.run_forever()),

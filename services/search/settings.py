@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Literal
 
 from libs import settings
-from libs.log import LogSettings
 from libs.model import ModelSettings
-from libs.server import InternalAuthSettings, ServerSettings
+from libs.process import ProcessSettings
+from libs.server import ServerSettings
 from libs.settings import Secret, setting
-from libs.tracing import TracingSettings
 from services.search.clickhouse import IDENTIFIER
 
 PREFIX = "SEARCH_"
@@ -54,9 +53,7 @@ class SearchConfig:
     clickhouse: ClickHouseSettings
     dependencies: SearchDependencies
     model: ModelSettings
-    log: LogSettings
-    tracing: TracingSettings
-    internal: InternalAuthSettings
+    process: ProcessSettings
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SearchConfig:
@@ -65,9 +62,7 @@ class SearchConfig:
             clickhouse=settings.load(ClickHouseSettings, prefix=PREFIX, environ=environ),
             dependencies=settings.load(SearchDependencies, prefix=PREFIX, environ=environ),
             model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
-            log=settings.load(LogSettings, environ=environ),
-            tracing=settings.load(TracingSettings, environ=environ),
-            internal=settings.load(InternalAuthSettings, environ=environ),
+            process=ProcessSettings.from_env(environ),
         )
 
 

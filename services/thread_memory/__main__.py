@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
-import uvloop
-
-from libs.log import configure_logging
-from libs.settings import SettingsError
+from libs import process
 from services.thread_memory.app import serve
 from services.thread_memory.settings import ThreadMemoryConfig
 
 
 def main() -> None:
-    try:
-        config = ThreadMemoryConfig.from_env()
-    except SettingsError as exc:
-        sys.exit(f"thread_memory: bad configuration: {exc}")
-    configure_logging(config.log.level, config.log.format)
-    uvloop.run(serve(config))
+    process.main("thread_memory", ThreadMemoryConfig.from_env, serve)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ class Running:
 
 @contextlib.asynccontextmanager
 async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
-    tracing = Tracing(config.tracing, "thread_memory")
+    tracing = Tracing(config.process.tracing, "thread_memory")
     dependencies = config.dependencies
     model = chat_model(config.model)
     if model is None:
@@ -61,7 +61,7 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
                        "the labelled offline fallback (%s)", OfflineSummarizer.generator)
     objects = build_object_store(config.store)
     coordination = Coordination.connect(dependencies.redis_url)
-    token = config.internal.token
+    token = config.process.internal.token
     journal = JournalReader(dependencies.journal_address, internal_token=token)
     memory = (AgentMemoryWriter(dependencies.agent_memory_address, internal_token=token)
               if dependencies.agent_memory_address else None)
@@ -79,7 +79,7 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
         SERVICE_NAME,
         lambda s: thread_memory_service_pb2_grpc.add_ThreadMemoryServiceServicer_to_server(
             servicer, s),
-    )], tracing=tracing, internal_token=config.internal.token)
+    )], tracing=tracing, internal_token=config.process.internal.token)
     tasks: list[asyncio.Task] = []
     try:
         await server.start()

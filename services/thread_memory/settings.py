@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from libs import settings
-from libs.log import LogSettings
 from libs.model import ModelSettings
 from libs.object_store_settings import ObjectStoreSettings
-from libs.server import InternalAuthSettings, ServerSettings
+from libs.process import ProcessSettings
+from libs.server import ServerSettings
 from libs.settings import setting
-from libs.tracing import TracingSettings
 
 PREFIX = "THREAD_MEMORY_"
 
@@ -48,9 +47,7 @@ class ThreadMemoryConfig:
     store: SummaryStoreSettings
     dependencies: DependencySettings
     model: ModelSettings
-    log: LogSettings
-    tracing: TracingSettings
-    internal: InternalAuthSettings
+    process: ProcessSettings
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ThreadMemoryConfig:
@@ -59,9 +56,7 @@ class ThreadMemoryConfig:
             store=settings.load(SummaryStoreSettings, prefix=PREFIX, environ=environ),
             dependencies=settings.load(DependencySettings, prefix=PREFIX, environ=environ),
             model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
-            log=settings.load(LogSettings, environ=environ),
-            tracing=settings.load(TracingSettings, environ=environ),
-            internal=settings.load(InternalAuthSettings, environ=environ),
+            process=ProcessSettings.from_env(environ),
         )
 
 

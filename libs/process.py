@@ -1,0 +1,52 @@
+"""What every service process reads and does before serving.
+
+:class:`ProcessSettings` bundles the variables all services share (logging,
+tracing, the internal secret); :func:`main` is each ``python -m
+services.<name>`` entry point: read the configuration (a bad value stops the
+process with a message naming the variable), configure logging, serve on
+uvloop until SIGTERM.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from libs import settings
+from libs.log import LogSettings, configure_logging
+from libs.server import InternalAuthSettings
+from libs.settings import SettingsError
+from libs.tracing import TracingSettings
+
+
+@dataclass(frozen=True)
+class ProcessSettings:
+    log: LogSettings
+    tracing: TracingSettings
+    internal: InternalAuthSettings
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ProcessSettings:
+        return cls(settings.load(LogSettings, environ=environ),
+                   settings.load(TracingSettings, environ=environ),
+                   settings.load(InternalAuthSettings, environ=environ))
+
+
+class ServiceConfig(Protocol):
+    process: ProcessSettings
+
+
+Config = TypeVar("Config", bound=ServiceConfig)
+
+
+def main(name: str, load: Callable[[], Config], serve: Callable[[Config], Awaitable[None]]) -> None:
+    import uvloop
+
+    try:
+        config = load()
+    except SettingsError as exc:
+        sys.exit(f"{name}: bad configuration: {exc}")
+    configure_logging(config.process.log.level, config.process.log.format)
+    uvloop.run(serve(config))

@@ -69,7 +69,9 @@ async def test_a_long_conversation_becomes_summary_pins_and_a_window(platform):
             context = await gateway.BuildContext(pb.BuildContextRequest(
                 caller=caller(), thread_id="trip"), metadata=auth(key))
             shape = [m.role for m in context.messages]
+            # Both summaries (after 50 and 100 messages) and both flushes are done.
             ready = (len(shape) == 22 and "Ana Lopes" in context.messages[0].content
+                     and "concise answers" in context.messages[0].content
                      and context.messages[1].content.startswith("Previous conversation summary"))
             if ready:
                 break
@@ -82,6 +84,7 @@ async def test_a_long_conversation_becomes_summary_pins_and_a_window(platform):
                "system instructions." in pinned.content
         assert "The user's name is Ana Lopes." in pinned.content
         assert "The user works at Globex." in pinned.content
+        assert "The user prefers concise answers with code examples." in pinned.content
         assert summary.role == SYSTEM and summary.content.startswith(
             "Previous conversation summary: ")
         assert [m.content for m in window] == [m.content for m in messages[100:]]

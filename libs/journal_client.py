@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from agentmemory.common.v1 import message_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
@@ -18,9 +18,9 @@ PAGE = 1000
 
 class JournalReader:
     def __init__(self, target: str, *, timeout: float = 5.0,
-                 internal_token: Secret | None = None) -> None:
+                 internal_token: Secret | None = None, interceptors: Sequence = ()) -> None:
         self._channel = clients.channel(target, default_timeout=timeout,
-                                        internal_token=internal_token)
+                                        internal_token=internal_token, interceptors=interceptors)
         self._stub = journal_grpc.JournalServiceStub(self._channel)
 
     async def close(self) -> None:

@@ -8,6 +8,7 @@ propagate the trace context through gRPC metadata.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Literal
 
@@ -73,7 +74,7 @@ def _exporter(settings: TracingSettings):
     if settings.exporter == "console":
         from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
-        return ConsoleSpanExporter()
+        return ConsoleSpanExporter(out=sys.stdout)  # the stream now, not at import
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
     return OTLPSpanExporter(endpoint=settings.otlp_endpoint, insecure=True)

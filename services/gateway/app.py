@@ -47,7 +47,8 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
     tracing = Tracing(config.process.tracing, "gateway")
     dependencies = config.dependencies
     pool = await connect(dependencies.postgres_dsn.reveal())
-    upstreams = Upstreams.connect(dependencies, config.process.internal.token)
+    upstreams = Upstreams.connect(dependencies, config.process.internal.token,
+                                  tracing.client_interceptors())
     try:
         keys = ApiKeys(pool, cache_seconds=dependencies.key_cache_seconds)
         servicer = GatewayServicer(keys, Threads(pool), upstreams)

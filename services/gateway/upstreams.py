@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as agent_memory_grpc
@@ -23,9 +24,11 @@ class Upstreams:
     _channels: list
 
     @classmethod
-    def connect(cls, dependencies: GatewayDependencies, token: Secret) -> Upstreams:
+    def connect(cls, dependencies: GatewayDependencies, token: Secret,
+                interceptors: Sequence = ()) -> Upstreams:
         def channel(address: str, timeout: float = 10.0):
-            return clients.channel(address, default_timeout=timeout, internal_token=token)
+            return clients.channel(address, default_timeout=timeout, internal_token=token,
+                                   interceptors=interceptors)
 
         channels = [channel(dependencies.journal_address),
                     channel(dependencies.thread_memory_address),

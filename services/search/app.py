@@ -54,7 +54,8 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
     tracing = Tracing(config.process.tracing, "search")
     clickhouse = build_clickhouse(config.clickhouse)
     journal = JournalReader(config.dependencies.journal_address,
-                            internal_token=config.process.internal.token)
+                            internal_token=config.process.internal.token,
+                            interceptors=tracing.client_interceptors())
     model = chat_model(config.model)
     if model is None:
         logger.warning("no model configured (MODEL_BASE_URL): match summaries use the labelled "

@@ -62,8 +62,10 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
     objects = build_object_store(config.store)
     coordination = Coordination.connect(dependencies.redis_url)
     token = config.process.internal.token
-    journal = JournalReader(dependencies.journal_address, internal_token=token)
-    memory = (AgentMemoryWriter(dependencies.agent_memory_address, internal_token=token)
+    journal = JournalReader(dependencies.journal_address, internal_token=token,
+                            interceptors=tracing.client_interceptors())
+    memory = (AgentMemoryWriter(dependencies.agent_memory_address, internal_token=token,
+                                interceptors=tracing.client_interceptors())
               if dependencies.agent_memory_address else None)
     summarization = Summarization(
         journal=journal, summaries=SummaryStore(objects), coordination=coordination,

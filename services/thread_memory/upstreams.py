@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
@@ -29,9 +30,9 @@ _CATEGORIES = {"user_profile": memory_pb.CATEGORY_USER_PROFILE,
 
 class AgentMemoryWriter:
     def __init__(self, target: str, *, timeout: float = 10.0,
-                 internal_token: Secret | None = None) -> None:
+                 internal_token: Secret | None = None, interceptors: Sequence = ()) -> None:
         self._channel = clients.channel(target, default_timeout=timeout,
-                                        internal_token=internal_token)
+                                        internal_token=internal_token, interceptors=interceptors)
         self._stub = memory_grpc.AgentMemoryServiceStub(self._channel)
 
     async def close(self) -> None:

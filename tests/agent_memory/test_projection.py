@@ -57,3 +57,14 @@ async def test_agent_settings_record_the_memory_binding(memory):
     assert (await memory.stub.GetAgentSettings(get)).settings.memory_bound
     other = pb.GetAgentSettingsRequest(principal=principal(agent="another"))
     assert not (await memory.stub.GetAgentSettings(other)).settings.memory_bound
+
+
+async def test_reindex_command_shows_progress(memory, capsys):
+    from services.agent_memory.reindex import reindex
+
+    for i in range(5):
+        await memory.stub.Store(store(f"k{i}", f"fact {i}", pb.CATEGORY_PROJECT_FACT))
+    address = f"127.0.0.1:{memory.service.server.port}"
+    assert await reindex(address, "acme", "default") == 0
+    out = capsys.readouterr().out
+    assert f"{COLLECTION} [{'#' * 40}] 5/5 (100%)" in out

@@ -190,3 +190,37 @@ async def test_internal_secret_is_required_when_configured():
             assert await _call(channel, "Log")(b"with the secret") == b"ok"
     finally:
         await server.stop()
+
+
+async def test_trace_context_crosses_service_calls(capsys):
+    import json as jsonlib
+    import re
+
+    tracing = Tracing(TracingSettings(exporter="console"), "probe")
+    downstream: list[str] = []
+
+    async def relay(request: bytes, context) -> bytes:
+        async with clients.channel(downstream[0],
+                                   interceptors=tracing.client_interceptors()) as channel:
+            return await channel.unary_unary(f"/{SERVICE}/Log")(b"inner")
+
+    inner = GrpcServer(ServerSettings(port=0), [_probe_binding([])], tracing=tracing)
+    outer_binding = ServiceBinding("test.v1.RelayService", lambda server: server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(
+            "test.v1.RelayService", {"Relay": grpc.unary_unary_rpc_method_handler(relay)}),)))
+    outer = GrpcServer(ServerSettings(port=0), [outer_binding], tracing=tracing)
+    downstream.append(f"127.0.0.1:{await inner.start()}")
+    outer_port = await outer.start()
+    try:
+        async with clients.channel(f"127.0.0.1:{outer_port}") as channel:
+            assert await channel.unary_unary("/test.v1.RelayService/Relay")(b"") == b"ok"
+    finally:
+        await outer.stop()
+        await inner.stop()
+        tracing.close()
+    spans = [jsonlib.loads(block) for block in re.findall(r"^\{.*?^\}", capsys.readouterr().out,
+                                                         re.M | re.S)]
+    by_name = {span["name"]: span for span in spans}
+    server_side = by_name[f"/{SERVICE}/Log"]
+    relay_side = by_name["/test.v1.RelayService/Relay"]
+    assert server_side["context"]["trace_id"] == relay_side["context"]["trace_id"]

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import uvloop
@@ -54,15 +55,22 @@ def sentence(rng: random.Random) -> str:
 
 
 def bulk_rows(count: int, seed: int):
+    """(message row, posting rows) exactly as the projector writes them."""
     rng = random.Random(seed)
     for i in range(count):
         content = sentence(rng)
         words = analyzer.term_ids(analyzer.terms(content))
-        yield {"account_id": "bench", "agent_id": "agent", "thread_id": f"t{i // 100}",
-               "owner_user_id": "", "environment": "default", "message_id": f"m{i}",
-               "offset": i % 100 + 1, "role": "user" if i % 2 == 0 else "assistant",
-               "content": content, "created_at_ms": 1_700_000_000_000 + i, "terms": words,
-               "length": len(words), "sequence": i + 1}
+        thread, offset, created = f"t{i // 100}", i % 100 + 1, 1_700_000_000_000 + i
+        message = {"account_id": "bench", "agent_id": "agent", "thread_id": thread,
+                   "owner_user_id": "", "environment": "default", "message_id": f"m{i}",
+                   "offset": offset, "role": "user" if i % 2 == 0 else "assistant",
+                   "content": content, "created_at_ms": created, "terms": words,
+                   "length": len(words), "sequence": i + 1}
+        postings = [{"account_id": "bench", "agent_id": "agent", "term": term,
+                     "thread_id": thread, "offset": offset, "owner_user_id": "", "tf": tf,
+                     "length": len(words), "created_at_ms": created, "sequence": i + 1}
+                    for term, tf in Counter(words).items()]
+        yield message, postings
 
 
 def bulk_load(path: Path, database: str, count: int) -> float:
@@ -73,15 +81,24 @@ def bulk_load(path: Path, database: str, count: int) -> float:
     try:
         for statement in schema.statements(database):
             db.query(statement)
-        batch: list[str] = []
-        for row in bulk_rows(count, seed=count):
-            batch.append(json.dumps(row))
-            if len(batch) == 50_000:
-                db.query(f"INSERT INTO {database}.messages FORMAT JSONEachRow\n" + "\n".join(batch))
-                batch = []
-        if batch:
-            db.query(f"INSERT INTO {database}.messages FORMAT JSONEachRow\n" + "\n".join(batch))
-        db.query(f"OPTIMIZE TABLE {database}.messages FINAL")
+        messages: list[str] = []
+        postings: list[str] = []
+
+        def flush() -> None:
+            db.query(f"INSERT INTO {database}.messages FORMAT JSONEachRow\n" + "\n".join(messages))
+            db.query(f"INSERT INTO {database}.postings FORMAT JSONEachRow\n" + "\n".join(postings))
+            messages.clear()
+            postings.clear()
+
+        for message, message_postings in bulk_rows(count, seed=count):
+            messages.append(json.dumps(message))
+            postings.extend(json.dumps(p) for p in message_postings)
+            if len(messages) == 50_000:
+                flush()
+        if messages:
+            flush()
+        for table in ("messages", "postings"):
+            db.query(f"OPTIMIZE TABLE {database}.{table} FINAL")
     finally:
         db.close()
     return time.monotonic() - started

@@ -26,6 +26,7 @@ from libs.errors import Unavailable
 from libs.settings import Secret
 
 _PARAMETER = re.compile(r"\{(\w+):[^}]+\}")
+_IN_PARAMETER = re.compile(r"\bIN \{(\w+):Array\(")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
@@ -139,7 +140,11 @@ class ServerClickHouse:
         self._thread = _OneThread("clickhouse")
 
     def _run(self, sql: str, params: dict[str, Any] | None) -> list[dict]:
-        rows, columns = self._client.execute(_PARAMETER.sub(r"%(\1)s", sql), params or {},
+        # The driver writes a list as an array literal; after IN a server wants a tuple.
+        bound = dict(params or {})
+        for name in _IN_PARAMETER.findall(sql):
+            bound[name] = tuple(bound[name])
+        rows, columns = self._client.execute(_PARAMETER.sub(r"%(\1)s", sql), bound,
                                              with_column_types=True)
         names = [name for name, _ in columns]
         return [dict(zip(names, row, strict=True)) for row in rows]

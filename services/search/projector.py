@@ -2,7 +2,7 @@
 
 Follows every shard's change feed (libs.feed) and writes user and assistant
 messages (never system or tool messages, never reasoning text) with their
-analyzed terms. Rows are keyed by (account, agent, thread, offset) in a
+analyzed terms, and a posting per distinct term. Rows are keyed by (account, agent, thread, offset) in a
 ReplacingMergeTree, so a redelivered message leaves one row. The cursor lives
 in ClickHouse beside the rows and moves only after they are written. Lag (the
 journal's durable sequence minus the cursor) is refreshed every few seconds.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from libs.feed import FeedFollower
 from libs.journal_client import JournalReader
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
-from services.search.schema import MESSAGE_COLUMNS
+from services.search.schema import MESSAGE_COLUMNS, POSTING_COLUMNS
 
 logger = logging.getLogger(__name__)
 
@@ -49,17 +50,22 @@ class ClickHouseCursors:
                                       [(CONSUMER, shard, position)])
 
 
-def row(event) -> tuple | None:
-    """The ClickHouse row for a feed event, or None for what search never shows."""
+def rows(event) -> tuple[tuple, list[tuple]] | None:
+    """The message row and posting rows for a feed event; None for what search never shows."""
     message = event.message
     role = PROJECTED_ROLES.get(message.role)
     if role is None or not message.content.strip():
         return None
     words = analyzer.term_ids(analyzer.terms(message.content))
     created_ms = message.created_at.seconds * 1000 + message.created_at.nanos // 1_000_000
-    return (event.principal.account_id, event.principal.agent_id, event.thread_id,
-            event.principal.user_id, event.principal.environment or "default", message.id,
-            message.offset, role, message.content, created_ms, words, len(words), event.sequence)
+    who = event.principal
+    message_row = (who.account_id, who.agent_id, event.thread_id, who.user_id,
+                   who.environment or "default", message.id, message.offset, role,
+                   message.content, created_ms, words, len(words), event.sequence)
+    postings = [(who.account_id, who.agent_id, term, event.thread_id, message.offset,
+                 who.user_id, tf, len(words), created_ms, event.sequence)
+                for term, tf in Counter(words).items()]
+    return message_row, postings
 
 
 @dataclass(frozen=True)
@@ -78,15 +84,19 @@ class Projector:
         self._journal = journal
         self._clickhouse = clickhouse
         self._table = f"{database}.messages"
+        self._postings = f"{database}.postings"
         self.follower = FeedFollower(journal, ClickHouseCursors(clickhouse, database),
                                      self._write, name="search projector", batch=500)
         self.journal_sequences: dict[int, int] = {}
         self.projected_rows = 0
 
     async def _write(self, events: Sequence) -> None:
-        rows = [r for r in (row(e) for e in events) if r is not None]
-        await self._clickhouse.insert(self._table, MESSAGE_COLUMNS, rows)
-        self.projected_rows += len(rows)
+        projected = [r for r in (rows(e) for e in events) if r is not None]
+        # Postings first: a message row is what makes a message count as projected.
+        await self._clickhouse.insert(self._postings, POSTING_COLUMNS,
+                                      [p for _, postings in projected for p in postings])
+        await self._clickhouse.insert(self._table, MESSAGE_COLUMNS, [m for m, _ in projected])
+        self.projected_rows += len(projected)
 
     def lag(self) -> list[ShardLag]:
         return [ShardLag(shard, projected, max(self.journal_sequences.get(shard, 0), projected))

@@ -4,7 +4,7 @@ The caller's scope is in every statement: account and agent, and for
 user-owned threads the caller's user (``owner_user_id = '' OR = caller``).
 Corpus statistics (document count, average length, document frequencies)
 come from the same scope, so nothing about other tenants leaks even into the
-scores. Score: sum over query terms of
+scores. Scoring reads only the postings of the query's terms. Score: sum over query terms of
 ``idf x tf x (k1 + 1) / (tf + k1 x (1 - b + b x length / avgdl))`` with
 ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, k1 = 1.2, b = 0.75; ties go to
 the newer message. With ``summarize``, each matching thread gets one
@@ -58,28 +58,37 @@ class ThreadSummary:
     generator: str
 
 
-def _statements(database: str, current_thread: bool, term_count: int) -> tuple[str, str]:
-    """The statistics and ranking statements for ``term_count`` query terms.
+@dataclass(frozen=True)
+class _Statements:
+    size: str  # messages in scope and their average length
+    frequencies: str  # document frequency of each query term
+    ranked: str  # BM25 per message over the query terms' postings, best first
+    fetch: str  # what the hits show
 
-    Terms are unrolled into numbered parameters (``t0``, ``t1``, ...) rather than
-    mapped with a lambda, which keeps each statement a single pass and lets old
-    servers run it too."""
+
+def _statements(database: str, current_thread: bool) -> _Statements:
+    """Each statement reads a primary-key range: the scope's messages, or the postings
+    of the query's own terms. ``term IN`` is what lets ClickHouse use the key."""
     scope = _SCOPE + (_THREAD if current_thread else "")
-    table = f"{database}.messages FINAL"
-    counts = "".join(f", countIf(has(terms, {{t{i}:UInt64}})) AS df{i}" for i in range(term_count))
-    statistics = f"SELECT count() AS n, avg(length) AS avgdl{counts} FROM {table} WHERE {scope}"
-    norm = "1.2 * (0.25 + 0.75 * length / {avgdl:Float64})"
-    parts = [
-        f"log(1 + ({{n:UInt64}} - {{df{i}:UInt64}} + 0.5) / ({{df{i}:UInt64}} + 0.5))"
-        f" * countEqual(terms, {{t{i}:UInt64}}) * 2.2 / (countEqual(terms, {{t{i}:UInt64}}) + {norm})"
-        for i in range(term_count)
-    ]
-    ranked = (f"SELECT thread_id, message_id, offset, role, content, created_at_ms,"
-              f" {' + '.join(parts)} AS score FROM {table}"
-              f" WHERE {scope} AND hasAny(terms, {{terms:Array(UInt64)}})"
-              " ORDER BY score DESC, created_at_ms DESC, thread_id, offset"
-              " LIMIT {limit:UInt32}")
-    return statistics, ranked
+    terms = "term IN {terms:Array(UInt64)}"
+    idf = ("log(1 + ({n:UInt64} - df) / (df + 0.5) + 0.5 / (df + 0.5))")
+    return _Statements(
+        size=f"SELECT count() AS n, avg(length) AS avgdl FROM {database}.messages FINAL"
+             f" WHERE {scope}",
+        frequencies=f"SELECT term, count() AS df FROM {database}.postings FINAL"
+                    f" WHERE {scope} AND {terms} GROUP BY term",
+        ranked=f"""SELECT thread_id, offset, max(created_at_ms) AS created_at_ms,
+  sum({idf} * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / {{avgdl:Float64}}))) AS score
+FROM (SELECT thread_id, offset, created_at_ms, tf, length,
+             transform(term, {{df_terms:Array(UInt64)}}, {{dfs:Array(UInt64)}}, toUInt64(0)) AS df
+      FROM {database}.postings FINAL WHERE {scope} AND {terms})
+GROUP BY thread_id, offset
+ORDER BY score DESC, created_at_ms DESC, thread_id, offset
+LIMIT {{limit:UInt32}}""",
+        fetch=f"SELECT thread_id, message_id, offset, role, content, created_at_ms"
+              f" FROM {database}.messages FINAL WHERE {_SCOPE}"
+              " AND thread_id IN {threads:Array(String)} AND offset IN {offsets:Array(UInt64)}",
+    )
 
 
 class Searcher:
@@ -93,31 +102,44 @@ class Searcher:
         wanted = analyzer.query_terms(query)[:MAX_QUERY_TERMS]
         if not wanted:
             return []
-        statistics_sql, ranked_sql = _statements(self._database, scope == Scope.CURRENT_THREAD,
-                                                 len(wanted))
+        statements = _statements(self._database, scope == Scope.CURRENT_THREAD)
         ids = analyzer.term_ids(wanted)
         params = {"account": principal.account_id, "agent": principal.agent_id,
-                  "user": principal.user_id or "", "terms": ids,
-                  **{f"t{i}": term for i, term in enumerate(ids)}}
+                  "user": principal.user_id or "", "terms": ids}
         if scope == Scope.CURRENT_THREAD:
             params["thread"] = thread_id
-        statistics = (await self._clickhouse.query(statistics_sql, params))[0]
-        if int(statistics["n"]) == 0:
+        size, frequencies = await asyncio.gather(
+            self._clickhouse.query(statements.size, params),
+            self._clickhouse.query(statements.frequencies, params))
+        found = {int(r["term"]): int(r["df"]) for r in frequencies}
+        if int(size[0]["n"]) == 0 or not found:
             return []
-        rows = await self._clickhouse.query(ranked_sql, {
-            **params, "n": int(statistics["n"]), "avgdl": float(statistics["avgdl"]),
-            **{f"df{i}": int(statistics[f"df{i}"]) for i in range(len(wanted))},
-            "limit": limit})
-        return [Hit(r["thread_id"], r["message_id"], int(r["offset"]), r["role"],
-                    analyzer.snippet(r["content"], wanted), int(r["created_at_ms"]),
-                    float(r["score"]), r["content"]) for r in rows]
+        ranked = await self._clickhouse.query(statements.ranked, {
+            **params, "n": int(size[0]["n"]), "avgdl": float(size[0]["avgdl"]),
+            "df_terms": list(found), "dfs": list(found.values()), "limit": limit})
+        if not ranked:
+            return []
+        shown = await self._clickhouse.query(statements.fetch, {
+            **params, "threads": sorted({r["thread_id"] for r in ranked}),
+            "offsets": sorted({int(r["offset"]) for r in ranked})})
+        messages = {(m["thread_id"], int(m["offset"])): m for m in shown}
+        hits = []
+        for r in ranked:
+            message = messages.get((r["thread_id"], int(r["offset"])))
+            if message is not None:
+                hits.append(Hit(r["thread_id"], message["message_id"], int(r["offset"]),
+                                message["role"], analyzer.snippet(message["content"], wanted),
+                                int(message["created_at_ms"]), float(r["score"]),
+                                message["content"]))
+        return hits
 
     async def purge(self, principal: Principal, thread_id: str) -> None:
-        """Delete a thread's rows (a mutation: ClickHouse applies it in the background)."""
-        await self._clickhouse.execute(
-            f"ALTER TABLE {self._database}.messages DELETE WHERE {_SCOPE}{_THREAD}",
-            {"account": principal.account_id, "agent": principal.agent_id,
-             "user": principal.user_id or "", "thread": thread_id})
+        """Delete a thread's rows (mutations: ClickHouse applies them in the background)."""
+        params = {"account": principal.account_id, "agent": principal.agent_id,
+                  "user": principal.user_id or "", "thread": thread_id}
+        for table in ("postings", "messages"):
+            await self._clickhouse.execute(
+                f"ALTER TABLE {self._database}.{table} DELETE WHERE {_SCOPE}{_THREAD}", params)
 
     async def summarize(self, query: str, hits: Sequence[Hit]) -> list[ThreadSummary]:
         """One summary per matching thread, in the order threads first appear in the hits."""

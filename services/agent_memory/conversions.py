@@ -63,14 +63,6 @@ def request_id(value: str) -> str | None:
     return value
 
 
-def limit(value: int, field: str, *, default: int, maximum: int) -> int:
-    if value == 0:
-        return default
-    if not 1 <= value <= maximum:
-        raise InvalidArgument(field, f"must be 1-{maximum} (0 for the default, {default})")
-    return value
-
-
 def _timestamp(value: datetime | None) -> timestamp_pb2.Timestamp | None:
     if value is None:
         return None

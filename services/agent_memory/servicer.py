@@ -5,6 +5,7 @@ from __future__ import annotations
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as pb_grpc
 
+from libs import limits
 from libs.identity import parse_principal
 from services.agent_memory import conversions, rules
 from services.agent_memory.memory import AgentMemory
@@ -32,7 +33,7 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
 
     async def Recall(self, request: pb.RecallRequest, context) -> pb.RecallResponse:
         principal = parse_principal(request.principal)
-        limit = conversions.limit(request.limit, "limit", default=rules.RECALL_DEFAULT_LIMIT,
+        limit = limits.count(request.limit, "limit", default=rules.RECALL_DEFAULT_LIMIT,
                                   maximum=rules.RECALL_MAX_LIMIT)
         result = await self._memory.recall(principal, request.query, limit,
                                            conversions.categories(request.categories))
@@ -54,7 +55,7 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
 
     async def ListEntries(self, request: pb.ListEntriesRequest, context) -> pb.ListEntriesResponse:
         principal = parse_principal(request.principal)
-        size = conversions.limit(request.page_size, "page_size", default=LIST_DEFAULT,
+        size = limits.count(request.page_size, "page_size", default=LIST_DEFAULT,
                                  maximum=LIST_MAX)
         entries = await self._memory.list(principal, conversions.categories(request.categories),
                                           conversions.list_position(request.page_token), size)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agentmemory.journal.v1 import journal_service_pb2 as pb
 from agentmemory.journal.v1 import journal_service_pb2_grpc as pb_grpc
 
+from libs import limits
 from libs.errors import InvalidArgument
 from libs.identity import parse_principal, require_id
 from services.journal import conversions, tool_calls
@@ -12,7 +13,6 @@ from services.journal.journal import Journal
 from services.journal.validation import (
     MAX_READ_LIMIT,
     MAX_TOOL_CALL_PAGE_BYTES,
-    check_limit,
     prepare_batch,
 )
 
@@ -37,14 +37,14 @@ class JournalServicer(pb_grpc.JournalServiceServicer):
     async def ReadRecent(self, request: pb.ReadRecentRequest, context) -> pb.ReadRecentResponse:
         principal = parse_principal(request.principal)
         thread_id = require_id(request.thread_id, "thread_id")
-        limit = check_limit(request.limit, "limit", default=DEFAULT_RECENT, maximum=MAX_READ_LIMIT)
+        limit = limits.count(request.limit, "limit", default=DEFAULT_RECENT, maximum=MAX_READ_LIMIT)
         messages = await self._journal.read_recent(principal, thread_id, limit)
         return pb.ReadRecentResponse(messages=messages)
 
     async def ReadRange(self, request: pb.ReadRangeRequest, context) -> pb.ReadRangeResponse:
         principal = parse_principal(request.principal)
         thread_id = require_id(request.thread_id, "thread_id")
-        size = check_limit(
+        size = limits.count(
             request.page_size, "page_size", default=DEFAULT_PAGE_SIZE, maximum=MAX_READ_LIMIT
         )
         start = conversions.range_start(request)
@@ -58,7 +58,7 @@ class JournalServicer(pb_grpc.JournalServiceServicer):
         principal = parse_principal(request.principal)
         tool_call_id = require_id(request.tool_call_id, "tool_call_id")
         thread_id = conversions.optional_thread_id(request.thread_id)
-        length = check_limit(
+        length = limits.count(
             request.length,
             "length",
             default=MAX_TOOL_CALL_PAGE_BYTES,

@@ -136,10 +136,3 @@ def _context_text(message: message_pb2.Message) -> str:
         parts += [call.name, call.arguments, call.result]
     return "\n".join(p for p in parts if p)
 
-
-def check_limit(value: int, field: str, *, default: int, maximum: int) -> int:
-    if value == 0:
-        return default
-    if not 1 <= value <= maximum:
-        raise InvalidArgument(field, f"must be 1-{maximum} (0 for the default, {default})")
-    return value

@@ -6,6 +6,7 @@ from agentmemory.common.v1 import message_pb2, principal_pb2
 from agentmemory.search.v1 import search_service_pb2 as pb
 from google.protobuf import timestamp_pb2
 
+from libs import limits
 from libs.errors import InvalidArgument, PermissionDenied
 from libs.identity import require_id
 from services.search.search import Hit, Scope, ThreadSummary
@@ -46,12 +47,7 @@ def scope(request: pb.SearchMessagesRequest) -> tuple[Scope, str | None]:
 
 
 def limit(value: int) -> int:
-    if value == 0:
-        return DEFAULT_LIMIT
-    if not 1 <= value <= MAX_LIMIT:
-        raise InvalidArgument("limit", f"must be 1-{MAX_LIMIT} (0 for the default, "
-                                       f"{DEFAULT_LIMIT})")
-    return value
+    return limits.count(value, "limit", default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
 
 
 def summarize(request: pb.SearchMessagesRequest) -> bool:

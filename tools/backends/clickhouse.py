@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.backends import terminate
+
 BINARY = "/usr/sbin/clickhouse-server"
 
 _CONFIG = """<?xml version="1.0"?>
@@ -78,10 +80,4 @@ class ClickHouseServer:
         raise RuntimeError("clickhouse-server did not start")
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        terminate(self.process)

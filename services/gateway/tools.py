@@ -27,7 +27,7 @@ from libs.errors import DomainError, InvalidArgument, PermissionDenied
 from libs.identity import Principal
 from services.gateway.upstreams import Upstreams
 
-AGENT, MCP = principal_pb2.SURFACE_AGENT, principal_pb2.SURFACE_MCP_GATEWAY
+AGENT = principal_pb2.SURFACE_AGENT
 CATEGORIES = ["user_profile", "project_fact", "observation"]
 _CATEGORY = {"user_profile": memory_pb.CATEGORY_USER_PROFILE,
              "project_fact": memory_pb.CATEGORY_PROJECT_FACT,

@@ -11,8 +11,6 @@ from services.search import conversions
 from services.search.projector import Projector
 from services.search.search import Searcher
 
-MAX_TOOL_CALL_PAGE = 32 * 1024
-
 
 class SearchServicer(pb_grpc.SearchServiceServicer):
     def __init__(self, searcher: Searcher, journal: JournalReader, projector: Projector,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import pwd
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -112,6 +111,3 @@ class EmbeddedPostgres:
         if check and done.returncode != 0:
             raise RuntimeError(f"{Path(argv[0]).name} failed: {done.stdout}{done.stderr}")
 
-
-def remove(data_dir: Path) -> None:
-    shutil.rmtree(data_dir, ignore_errors=True)

@@ -149,12 +149,17 @@ class Summarization:
 
 
 class Scheduler:
-    """Runs jobs in the background, one per thread at a time, retrying failures."""
+    """Runs jobs in the background, one per thread at a time, retrying failures.
+
+    A thread scheduled while its job runs gets one more job afterwards: the
+    messages that crossed the threshold during the run may not be covered by it."""
 
     def __init__(self, job: Summarization, *, workers: int = 2, max_delay: float = 60.0) -> None:
         self._job = job
         self._queue: asyncio.Queue[JobTarget] = asyncio.Queue()
-        self._pending: set[JobTarget] = set()
+        self._queued: set[JobTarget] = set()
+        self._running: set[JobTarget] = set()
+        self._again: set[JobTarget] = set()
         self._workers = workers
         self._max_delay = max_delay
         self._failures: dict[JobTarget, int] = {}
@@ -164,8 +169,12 @@ class Scheduler:
         self.completed = 0
 
     def schedule(self, target: JobTarget) -> None:
-        if not self._closing and target not in self._pending:
-            self._pending.add(target)
+        if self._closing:
+            return
+        if target in self._running:
+            self._again.add(target)
+        elif target not in self._queued:
+            self._queued.add(target)
             self._queue.put_nowait(target)
 
     def start(self) -> None:
@@ -192,11 +201,17 @@ class Scheduler:
     async def _work(self, index: int) -> None:
         while not self._closing:
             target = await self._queue.get()
+            self._queued.discard(target)
+            self._running.add(target)
             self._busy[index] = True
             try:
                 await self._run(target)
             finally:
                 self._busy[index] = False
+                self._running.discard(target)
+                if target in self._again:
+                    self._again.discard(target)
+                    self.schedule(target)
                 self._queue.task_done()
 
     async def _run(self, target: JobTarget) -> None:
@@ -208,11 +223,9 @@ class Scheduler:
             delay = min(self._max_delay, 0.5 * 2 ** failures)
             logger.warning("summarization of %s failed (attempt %d), retrying in %.1fs: %s",
                            target.thread_id, failures, delay, exc)
-            self._pending.discard(target)
             asyncio.get_running_loop().call_later(delay, self.schedule, target)
             return
         self._failures.pop(target, None)
-        self._pending.discard(target)
         if outcome.status == Status.LOCKED:  # someone else is on it; check again later
             asyncio.get_running_loop().call_later(1.0, self.schedule, target)
         else:

@@ -75,7 +75,8 @@ async def test_a_long_conversation_becomes_summary_pins_and_a_window(platform):
                      and context.messages[1].content.startswith("Previous conversation summary"))
             if ready:
                 break
-            assert time.monotonic() < deadline, f"never summarized and pinned: {shape}"
+            first = context.messages[0].content if context.messages else ""
+            assert time.monotonic() < deadline, f"never summarized and pinned: {shape}\n{first}"
             await asyncio.sleep(0.5)
 
         pinned, summary, *window = context.messages

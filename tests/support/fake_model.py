@@ -14,6 +14,7 @@ import json
 import re
 import struct
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +25,7 @@ class FakeModel:
     requests: list[dict] = field(default_factory=list)
     fail: Callable[[dict], bool] = field(default=lambda request: False)
     facts: list[dict] = field(default_factory=list)
+    delay_seconds: float = 0.0  # how long each chat completion takes
     _server: ThreadingHTTPServer | None = None
 
     @property
@@ -50,6 +52,7 @@ class FakeModel:
                 if model.fail(request):
                     self._send(500, {"error": {"message": "induced failure"}})
                 elif self.path.endswith("/chat/completions"):
+                    time.sleep(model.delay_seconds)
                     self._send(200, model._chat(body))
                 elif self.path.endswith("/embeddings"):
                     self._send(200, model._embeddings(body))

@@ -106,3 +106,20 @@ async def test_offline_fallback_is_labelled(local_journal, redis_server, summary
         summary = await summary_of(memory, "t")
         assert summary.generator == "offline-extractive-v1"
         assert "User: Point number 49." in summary.content
+
+
+async def test_crossing_the_threshold_again_during_a_job_gets_another_job(thread_memory,
+                                                                          fake_model):
+    fake_model.delay_seconds = 1.0  # the first job is still running while messages arrive
+    await thread_memory.journal.append("t", [message(f"a{i}", "ok") for i in range(50)])
+    while not fake_model.chats("rolling summary"):
+        await asyncio.sleep(0.02)
+    first_prompt = fake_model.chats("rolling summary")[0]["body"]["messages"][1]["content"]
+    await thread_memory.journal.append("t", [message(f"b{i}", "ok") for i in range(60)])
+    await thread_memory.wait_counted("t", 50)  # counted while the first job runs
+    deadline = asyncio.get_running_loop().time() + 20
+    while (summary := await summary_of(thread_memory, "t")) is None or summary.version < 2:
+        assert asyncio.get_running_loop().time() < deadline, "no second job"
+        await asyncio.sleep(0.1)
+    assert "#51" not in first_prompt
+    assert summary.last_message_offset == 110

@@ -293,7 +293,7 @@ class Shard:
         self._raise_if_failed()
         if thread_id is not None:
             thread = ThreadRef(account_id, agent_id, thread_id)
-            found = await self._tool_call_at(keys.tool_call(thread, tool_call_id), durable=True)
+            found = await self._tool_call_at(keys.tool_call(thread, tool_call_id))
             candidates = [found] if found else []
         else:
             prefix = keys.tool_calls_prefix(account_id, agent_id, tool_call_id)
@@ -305,9 +305,8 @@ class Shard:
                 visible.append(location)
         return visible
 
-    async def _tool_call_at(self, key: bytes, *, durable: bool) -> ToolCallLocation | None:
-        read = self._db.get_with_options(key, _DURABLE_READ) if durable else self._db.get(key)
-        raw = await self._guard(read)
+    async def _tool_call_at(self, key: bytes) -> ToolCallLocation | None:
+        raw = await self._guard(self._db.get_with_options(key, _DURABLE_READ))
         return None if raw is None else ToolCallLocation.decode(key, raw)
 
     async def _is_purged(self, thread: ThreadRef) -> bool:

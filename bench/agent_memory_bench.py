@@ -35,11 +35,11 @@ import uvloop
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc
 
 from libs import clients, migrations
+from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
 from services.agent_memory import index as vector_index
 from services.agent_memory import sparse
 from services.agent_memory.app import MIGRATIONS
-from services.agent_memory.embeddings import LocalEmbedder
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.model import Entry, Source
 from services.agent_memory.projector import indexed_text

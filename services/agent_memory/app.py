@@ -12,10 +12,10 @@ from pathlib import Path
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2, agent_memory_service_pb2_grpc
 
 from libs import migrations
+from libs.embeddings import LocalEmbedder, build_embedder
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.agent_memory.clock import Clock, SystemClock
-from services.agent_memory.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from services.agent_memory.index import VectorIndex
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.index.server import QdrantServerIndex
@@ -23,19 +23,12 @@ from services.agent_memory.memory import AgentMemory
 from services.agent_memory.projector import Projector
 from services.agent_memory.repository import Repository
 from services.agent_memory.servicer import AgentMemoryServicer
-from services.agent_memory.settings import AgentMemoryConfig, EmbeddingSettings, StorageSettings
+from services.agent_memory.settings import AgentMemoryConfig, StorageSettings
 
 logger = logging.getLogger(__name__)
 
 SERVICE_NAME = agent_memory_service_pb2.DESCRIPTOR.services_by_name["AgentMemoryService"].full_name
 MIGRATIONS = Path(__file__).parent / "migrations"
-
-
-def build_embedder(settings: EmbeddingSettings) -> Embedder:
-    if not settings.base_url:
-        return LocalEmbedder()
-    return OpenAIEmbedder(base_url=settings.base_url, model=settings.model,
-                          api_key=settings.api_key, dimensions=settings.dimensions)
 
 
 def build_index(settings: StorageSettings) -> VectorIndex:

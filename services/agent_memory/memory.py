@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from uuid import UUID
 
+from libs.embeddings import Embedder
 from libs.errors import InvalidArgument, NotFound
 from libs.identity import Principal
 from services.agent_memory import index as vector_index
 from services.agent_memory import rules, safety
 from services.agent_memory.clock import Clock
-from services.agent_memory.embeddings import Embedder
 from services.agent_memory.index import VectorIndex
 from services.agent_memory.model import (
     Entry,

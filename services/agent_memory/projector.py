@@ -17,10 +17,10 @@ import logging
 from collections import defaultdict
 from collections.abc import Sequence
 
+from libs.embeddings import Embedder
 from services.agent_memory import index as vector_index
 from services.agent_memory import sparse
 from services.agent_memory.clock import Clock
-from services.agent_memory.embeddings import Embedder
 from services.agent_memory.index import IndexPoint, VectorIndex
 from services.agent_memory.model import Entry
 from services.agent_memory.repository import Repository

@@ -15,9 +15,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from libs.embeddings import Embedder
 from services.agent_memory import index as vector_index
 from services.agent_memory import rules, sparse
-from services.agent_memory.embeddings import Embedder
 from services.agent_memory.index import IndexFilter, IndexHit, IndexUnavailable, VectorIndex
 from services.agent_memory.model import Entry, Recalled, RecallResult, Scope
 from services.agent_memory.repository import Repository

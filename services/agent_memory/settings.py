@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from libs import settings
+from libs.embeddings import EmbeddingSettings
 from libs.process import ProcessSettings
 from libs.server import ServerSettings
 from libs.settings import Secret, setting
@@ -42,16 +43,6 @@ class StorageSettings:
             raise ValueError(f"{PREFIX}PROJECTOR_BATCH must be at least 1")
         if self.hygiene_interval_hours <= 0:
             raise ValueError(f"{PREFIX}HYGIENE_INTERVAL_HOURS must be positive")
-
-
-@dataclass(frozen=True)
-class EmbeddingSettings:
-    base_url: str = setting(
-        "BASE_URL", "",
-        "OpenAI-compatible embeddings endpoint; empty uses the local model (bge-small-en).")
-    model: str = setting("MODEL", "text-embedding-3-small", "Embedding model at that endpoint.")
-    api_key: Secret = setting("API_KEY", Secret(""), "API key for the endpoint (never logged).")
-    dimensions: int = setting("DIMENSIONS", 1536, "Dimensions the endpoint's model returns.")
 
 
 @dataclass(frozen=True)

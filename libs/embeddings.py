@@ -12,10 +12,11 @@ import asyncio
 import concurrent.futures
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from typing import Protocol
 
-from libs.settings import Secret
+from libs.settings import Secret, setting
 
 # bge's instruction for short queries that retrieve longer passages.
 _BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
@@ -120,3 +121,20 @@ class OpenAIEmbedder:
 
     async def close(self) -> None:
         await self._client.close()
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    base_url: str = setting(
+        "BASE_URL", "",
+        "OpenAI-compatible embeddings endpoint; empty uses the local model (bge-small-en).")
+    model: str = setting("MODEL", "text-embedding-3-small", "Embedding model at that endpoint.")
+    api_key: Secret = setting("API_KEY", Secret(""), "API key for the endpoint (never logged).")
+    dimensions: int = setting("DIMENSIONS", 1536, "Dimensions the endpoint's model returns.")
+
+
+def build_embedder(settings: EmbeddingSettings) -> Embedder:
+    if not settings.base_url:
+        return LocalEmbedder()
+    return OpenAIEmbedder(base_url=settings.base_url, model=settings.model,
+                          api_key=settings.api_key, dimensions=settings.dimensions)

@@ -15,6 +15,7 @@ from libs import migrations
 from libs.errors import Unavailable
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
+from services.gateway.http.server import listening
 from services.gateway.keys import ApiKeys
 from services.gateway.servicer import GatewayServicer
 from services.gateway.settings import GatewayConfig
@@ -40,6 +41,7 @@ async def connect(dsn: str) -> asyncpg.Pool:
 class Running:
     server: GrpcServer
     keys: ApiKeys
+    http_port: int
 
 
 @contextlib.asynccontextmanager
@@ -56,11 +58,15 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
             SERVICE_NAME,
             lambda s: gateway_service_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, s),
         )], tracing=tracing)
-        await server.start()
-        try:
-            yield Running(server, keys)
-        finally:
-            await server.stop()
+        # HTTP first: once gRPC health says SERVING, both listeners answer.
+        async with listening(servicer, keys, host=config.server.host, port=config.http.port,
+                             grace_seconds=config.server.shutdown_grace_seconds,
+                             max_body_bytes=config.server.max_message_bytes) as http_port:
+            await server.start()
+            try:
+                yield Running(server, keys, http_port)
+            finally:
+                await server.stop()
     finally:
         await upstreams.close()
         await pool.close()
@@ -69,5 +75,6 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
 
 async def serve(config: GatewayConfig) -> None:
     async with running(config) as service:
-        logger.info("gateway serving on %s:%d", config.server.host, service.server.port)
+        logger.info("gateway serving gRPC on %s:%d, HTTP on %s:%d", config.server.host,
+                    service.server.port, config.server.host, service.http_port)
         await wait_for_stop_signal()

@@ -19,6 +19,13 @@ class GatewayServerSettings(ServerSettings):
 
 
 @dataclass(frozen=True)
+class GatewayHttpSettings:
+    port: int = setting(
+        "HTTP_PORT", 8080, "Port of the gateway's HTTP listener, on GATEWAY_HOST: MCP at /mcp, "
+        "REST at /v1, the OpenAPI document at /openapi.json (0 picks a free one).")
+
+
+@dataclass(frozen=True)
 class GatewayDependencies:
     postgres_dsn: Secret = setting(
         "POSTGRES_DSN", Secret("postgresql://postgres@127.0.0.1:5432/agentmemory"),
@@ -37,6 +44,7 @@ class GatewayDependencies:
 @dataclass(frozen=True)
 class GatewayConfig:
     server: GatewayServerSettings
+    http: GatewayHttpSettings
     dependencies: GatewayDependencies
     process: ProcessSettings
 
@@ -44,11 +52,12 @@ class GatewayConfig:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewayConfig:
         return cls(
             server=settings.load(GatewayServerSettings, prefix=PREFIX, environ=environ),
+            http=settings.load(GatewayHttpSettings, prefix=PREFIX, environ=environ),
             dependencies=settings.load(GatewayDependencies, prefix=PREFIX, environ=environ),
             process=ProcessSettings.from_env(environ),
         )
 
 
 def variables() -> Iterator[settings.Variable]:
-    for part in (GatewayServerSettings, GatewayDependencies):
+    for part in (GatewayServerSettings, GatewayHttpSettings, GatewayDependencies):
         yield from settings.describe(part, prefix=PREFIX)

@@ -31,7 +31,8 @@ def platform(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("platform")
     ports = {name: str(free_port()) for name in
              ("JOURNAL_PORT", "AGENT_MEMORY_PORT", "THREAD_MEMORY_PORT", "SEARCH_PORT",
-              "GATEWAY_PORT", "AGENTMEMORY_POSTGRES_PORT", "AGENTMEMORY_REDIS_PORT")}
+              "GATEWAY_PORT", "GATEWAY_HTTP_PORT", "AGENTMEMORY_POSTGRES_PORT",
+              "AGENTMEMORY_REDIS_PORT")}
     saved = dict(os.environ)
     os.environ.update(ports | {"LOG_LEVEL": "WARNING"})
     try:

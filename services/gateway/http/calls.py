@@ -1,0 +1,61 @@
+"""One GatewayService call made over HTTP.
+
+REST and MCP call the gRPC servicer's own methods with the request message:
+authentication (the ``authorization`` header, checked by the servicer through
+``ApiKeys``), validation and handlers are the gRPC ones, so no HTTP surface has
+rules of its own. What the gRPC server interceptor does around a call (request
+id, deadline, error mapping) is done here.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeVar
+
+from libs import clients, log
+from libs.errors import DomainError
+from libs.server import REQUEST_ID_HEADER
+
+logger = logging.getLogger(__name__)
+
+Response = TypeVar("Response")
+# What the servicer may read of the caller's headers, as gRPC metadata.
+_FORWARDED = ("authorization", REQUEST_ID_HEADER)
+
+
+class HttpCallContext:
+    """The part of ``grpc.aio.ServicerContext`` the servicer uses, for an HTTP request."""
+
+    def __init__(self, headers: Mapping[str, str]) -> None:
+        self._metadata = tuple((name, headers[name]) for name in _FORWARDED if name in headers)
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata
+
+    def time_remaining(self) -> float | None:
+        return None  # HTTP carries no deadline: outgoing calls keep their own timeouts
+
+
+def request_id(headers: Mapping[str, str]) -> str:
+    return (headers.get(REQUEST_ID_HEADER) or uuid.uuid4().hex)[:64]
+
+
+async def invoke(method: Callable[..., Awaitable[Response]], request,
+                 headers: Mapping[str, str]) -> Response:
+    """``method(request, context)``; a failure is always a DomainError (INTERNAL
+    with only a request id when unexpected, as over gRPC)."""
+    rid = request_id(headers)
+    log.request_id.set(rid)
+    clients.call_deadline.set(None)
+    name = getattr(method, "__name__", "call")
+    try:
+        return await method(request, HttpCallContext(headers))
+    except DomainError as exc:
+        logger.info("HTTP %s -> %s %s: %s", name, exc.code.name, exc.reason, exc.message)
+        raise
+    except Exception as exc:
+        logger.exception("HTTP %s failed unexpectedly", name)
+        raise DomainError(f"internal error (request id {rid})",
+                          metadata={"request_id": rid}) from exc

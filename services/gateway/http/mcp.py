@@ -1,0 +1,109 @@
+"""The MCP server at ``/mcp``: the gateway's tools for the MCP-gateway surface.
+
+Streamable HTTP (the official ``mcp`` SDK), stateless with JSON responses:
+every POST carries everything needed, so any gateway replica can answer it.
+Each request states who calls, in headers:
+
+- ``Authorization: Bearer <key>`` (required): an API key, checked like gRPC's
+  (``ApiKeys``); a missing or bad key is HTTP 401 before MCP sees the request;
+- ``X-Agent-Id`` (required): the agent whose memory the tools use;
+- ``X-User-Id`` (optional): the end user, vouched for by the key holder exactly
+  as ``caller.user_id`` is over gRPC; without it there is no authenticated user,
+  and a private ``memory_store`` is stored shared (seed 000);
+- ``X-Environment`` (optional), ``X-Request-Id`` (optional).
+
+``tools/list`` and ``tools/call`` are the servicer's ListTools and CallTool
+with ``SURFACE_MCP_GATEWAY``: the same tool set (never the journal tools),
+schemas, validation and execution as over gRPC. Every failure of a call,
+including bad arguments and tools not offered here, is a tool result with
+``isError`` whose text is the JSON error body (code, reason, message, fields).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+from agentmemory.common.v1 import principal_pb2
+from agentmemory.gateway.v1 import gateway_service_pb2 as pb
+from google.protobuf import json_format, struct_pb2
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared.exceptions import MCPError
+from starlette.datastructures import Headers
+from starlette.types import Receive, Scope, Send
+
+from libs.errors import DomainError
+from services.gateway.http import calls, errors
+from services.gateway.keys import ApiKeys
+
+AGENT_HEADER, USER_HEADER, ENVIRONMENT_HEADER = "x-agent-id", "x-user-id", "x-environment"
+
+
+def caller(headers: Headers) -> pb.Caller:
+    """The MCP caller as a gRPC Caller; the servicer validates every field."""
+    return pb.Caller(
+        agent_id=headers.get(AGENT_HEADER, ""), user_id=headers.get(USER_HEADER, ""),
+        environment=headers.get(ENVIRONMENT_HEADER, ""), surface=principal_pb2.SURFACE_MCP_GATEWAY,
+        # Memory binding: the MCP gateway serves the memory tools, so its caller holds Memory.
+        capabilities=[principal_pb2.CAPABILITY_MEMORY])
+
+
+def _error_result(error: DomainError) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(errors.body(error)))],
+        is_error=True)
+
+
+def _tool(definition: pb.ToolDefinition) -> types.Tool:
+    return types.Tool(name=definition.name, description=definition.description,
+                      input_schema=json_format.MessageToDict(definition.parameters))
+
+
+def _result(reply: pb.CallToolResponse) -> types.CallToolResult:
+    value: dict[str, Any] = json_format.MessageToDict(reply.result)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(value))],
+                                structured_content=value, is_error=reply.is_error)
+
+
+def server(servicer) -> Server:
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        headers = ctx.request.headers
+        try:
+            reply = await calls.invoke(servicer.ListTools,
+                                       pb.ListToolsRequest(caller=caller(headers)), headers)
+        except DomainError as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.message, errors.body(exc)) from None
+        return types.ListToolsResult(tools=[_tool(t) for t in reply.tools])
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        headers = ctx.request.headers
+        arguments = struct_pb2.Struct()
+        try:
+            arguments.update(params.arguments or {})
+            reply = await calls.invoke(servicer.CallTool, pb.CallToolRequest(
+                caller=caller(headers), tool_name=params.name, arguments=arguments), headers)
+        except DomainError as exc:
+            return _error_result(exc)
+        return _result(reply)
+
+    return Server("agentmemory", version="1", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+class McpEndpoint:
+    """The ASGI app at ``/mcp``: the API key first (HTTP 401), then MCP."""
+
+    def __init__(self, servicer, keys: ApiKeys, *, max_body_bytes: int) -> None:
+        self._keys = keys
+        self.sessions = StreamableHTTPSessionManager(
+            server(servicer), json_response=True, stateless=True,
+            max_request_body_size=max_body_bytes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self._keys.account_of(Headers(scope=scope).get("authorization"))
+        except DomainError as exc:
+            await errors.response(exc)(scope, receive, send)
+            return
+        await self.sessions.handle_request(scope, receive, send)

@@ -1,0 +1,143 @@
+"""The OpenAPI 3.1 document of the REST routes, derived from the protos.
+
+Schemas are the request and response messages in the proto3 JSON mapping,
+read from the same descriptors the routes parse with, so the document cannot
+drift from what the server accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import descriptor
+
+from services.gateway.http.rest import OPERATIONS, Operation
+
+FD = descriptor.FieldDescriptor
+_SCALARS = {
+    FD.TYPE_STRING: {"type": "string"}, FD.TYPE_BOOL: {"type": "boolean"},
+    FD.TYPE_BYTES: {"type": "string", "contentEncoding": "base64"},
+    FD.TYPE_DOUBLE: {"type": "number"}, FD.TYPE_FLOAT: {"type": "number"},
+    FD.TYPE_INT32: {"type": "integer", "format": "int32"},
+    FD.TYPE_SINT32: {"type": "integer", "format": "int32"},
+    FD.TYPE_SFIXED32: {"type": "integer", "format": "int32"},
+    FD.TYPE_UINT32: {"type": "integer", "format": "int64", "minimum": 0},
+    FD.TYPE_FIXED32: {"type": "integer", "format": "int64", "minimum": 0},
+    # 64-bit integers are JSON strings in the proto3 mapping (and numbers are accepted).
+    **{kind: {"type": ["string", "integer"], "format": "int64"} for kind in (
+        FD.TYPE_INT64, FD.TYPE_SINT64, FD.TYPE_SFIXED64, FD.TYPE_UINT64, FD.TYPE_FIXED64)},
+}
+_WELL_KNOWN = {
+    "google.protobuf.Struct": {"type": "object"},
+    "google.protobuf.Value": {},
+    "google.protobuf.ListValue": {"type": "array"},
+    "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
+    "google.protobuf.Duration": {"type": "string", "pattern": r"^-?\d+(\.\d+)?s$"},
+}
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["code", "reason", "message"],
+    "properties": {
+        "code": {"type": "string", "description": "gRPC status code name"},
+        "reason": {"type": "string", "description": "Stable UPPER_SNAKE reason (ErrorInfo)"},
+        "message": {"type": "string"},
+        "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+        "fieldViolations": {"type": "array", "items": {
+            "type": "object", "properties": {"field": {"type": "string"},
+                                             "description": {"type": "string"}}}},
+    },
+}
+
+
+class _Schemas:
+    def __init__(self) -> None:
+        self.components: dict[str, Any] = {"Error": ERROR_SCHEMA}
+
+    def ref(self, message: descriptor.Descriptor) -> dict[str, Any]:
+        if message.full_name in _WELL_KNOWN:
+            return dict(_WELL_KNOWN[message.full_name])
+        if message.full_name not in self.components:
+            self.components[message.full_name] = {}  # placeholder: messages may recurse
+            self.components[message.full_name] = self.message(message)
+        return {"$ref": f"#/components/schemas/{message.full_name}"}
+
+    def message(self, message: descriptor.Descriptor, *, omit=()) -> dict[str, Any]:
+        return {"type": "object", "additionalProperties": False, "properties": {
+            field.json_name: self.field(field) for field in message.fields
+            if field.name not in omit}}
+
+    def field(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            value = field.message_type.fields_by_name["value"]
+            return {"type": "object", "additionalProperties": self.single(value)}
+        single = self.single(field)
+        if field.is_repeated:
+            return {"type": "array", "items": single}
+        return single
+
+    def single(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
+        if field.enum_type is not None:
+            return {"type": "string", "enum": [v.name for v in field.enum_type.values]}
+        if field.message_type is not None:
+            return self.ref(field.message_type)
+        return dict(_SCALARS[field.type])
+
+
+def _query_parameters(schemas: _Schemas, message: descriptor.Descriptor, prefix: str = "",
+                      depth: int = 0) -> list[dict[str, Any]]:
+    parameters = []
+    for field in message.fields:
+        name = f"{prefix}{field.json_name}"
+        if field.message_type is not None and field.message_type.full_name not in _WELL_KNOWN:
+            if depth < 3:
+                parameters += _query_parameters(schemas, field.message_type, f"{name}.", depth + 1)
+            continue
+        parameters.append({"name": name, "in": "query", "required": False,
+                           "schema": schemas.field(field),
+                           **({"explode": True} if field.is_repeated else {})})
+    return parameters
+
+
+def _operation(schemas: _Schemas, service: descriptor.ServiceDescriptor,
+               op: Operation) -> dict[str, Any]:
+    method = service.methods_by_name[op.rpc]
+    request = method.input_type
+    parameters = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                  for name in op.path_fields]
+    spec: dict[str, Any] = {
+        "operationId": op.rpc,
+        "summary": op.summary,
+        "description": f"gRPC: {service.full_name}/{op.rpc}.",
+        "security": [{"apiKey": []}],
+        "responses": {
+            "200": {"description": "OK", "content": {"application/json": {
+                "schema": schemas.ref(method.output_type)}}},
+            "default": {"description": "Error, with the gRPC reason", "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+        },
+    }
+    if op.has_body:
+        spec["requestBody"] = {"required": True, "content": {"application/json": {
+            "schema": schemas.message(request, omit=op.path_fields)}}}
+    else:
+        in_path = {request.fields_by_name[name].json_name for name in op.path_fields}
+        parameters += [p for p in _query_parameters(schemas, request) if p["name"] not in in_path]
+    spec["parameters"] = parameters
+    return spec
+
+
+def document(service: descriptor.ServiceDescriptor, *, version: str) -> dict[str, Any]:
+    schemas = _Schemas()
+    paths: dict[str, dict[str, Any]] = {}
+    for op in OPERATIONS:
+        paths.setdefault(op.path, {})[op.http_method.lower()] = _operation(schemas, service, op)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "agentmemory gateway", "version": version,
+                 "description": "REST surface of the gateway: the gRPC GatewayService in the "
+                                "proto3 JSON mapping. MCP is served at /mcp."},
+        "paths": paths,
+        "components": {"schemas": schemas.components, "securitySchemes": {
+            "apiKey": {"type": "http", "scheme": "bearer",
+                       "description": "An API key: Authorization: Bearer am_..."}}},
+    }

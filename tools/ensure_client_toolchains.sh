@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Toolchains of the generated clients in clients/, for their generation scripts
+# and the tests that run their examples:
+# - Ruby: the interpreter and its gRPC runtime, protoc and the gRPC Ruby
+#   plugin and the well-known .proto files, all from Debian (needs root and apt-get when missing);
+# - Node: the packages pinned by clients/node/package-lock.json (`npm ci`,
+#   rerun whenever the lockfile changes).
+# Idempotent and quick when everything is in place.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PACKAGES=(ruby ruby-grpc protobuf-compiler protobuf-compiler-grpc libprotobuf-dev)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+        echo "warning: ${missing[*]} not installed and cannot be installed here (needs root" \
+             "and apt-get); the Ruby client tests will fail" >&2
+    else
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \
+            || { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends \
+                 "${missing[@]}" >/dev/null; }
+        echo "installed ${missing[*]}"
+    fi
+fi
+
+NODE_DIR="$ROOT/clients/node"
+STAMP="$NODE_DIR/node_modules/.lockfile-sha256"
+wanted="$(sha256sum "$NODE_DIR/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]; then
+    if ! command -v npm >/dev/null; then
+        echo "warning: npm is not installed; the Node client tests will fail" >&2
+        exit 0
+    fi
+    (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    echo "$wanted" > "$STAMP"
+    echo "installed clients/node/node_modules (npm ci)"
+fi

@@ -1,0 +1,259 @@
+"""REST (/v1) against gRPC: the same answers and the same error reasons for the same
+requests; JSON errors; the OpenAPI document; authentication and accounts."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+from agentmemory.gateway.v1 import gateway_service_pb2 as pb
+from google.protobuf import json_format
+from httpx import AsyncClient
+from openapi_spec_validator import validate as validate_openapi
+
+from tests.surfaces import grpc_calls
+
+CALLER = {"agentId": "rest-agent", "userId": "ana", "surface": "SURFACE_AGENT",
+          "capabilities": ["CAPABILITY_MEMORY"]}
+MESSAGES = [{"id": "m1", "role": "ROLE_USER", "content": "I moved to Porto last year."},
+            {"id": "m2", "role": "ROLE_ASSISTANT", "content": "Noted: Porto."}]
+
+
+def auth(key: str | None) -> dict[str, str]:
+    return {"authorization": f"Bearer {key}"} if key else {}
+
+
+async def rest(platform, key: str | None, method: str, path: str, body=None, params=None):
+    async with AsyncClient(base_url=platform.http, timeout=30) as http:
+        response = await http.request(method, path, headers=auth(key), json=body, params=params)
+    return response.status_code, response.json()
+
+
+async def grpc(platform, key: str | None, rpc: str, fields: dict):
+    request_type = getattr(pb, f"{rpc}Request")
+    return await grpc_calls.invoke(platform.grpc, key, rpc,
+                                   json_format.ParseDict(fields, request_type()))
+
+
+# (REST method, path, body or query, the same request as gRPC fields)
+SAME_REQUESTS = {
+    "append": ("POST", "/v1/threads/{thread}/messages", {"caller": CALLER, "messages": MESSAGES},
+               "AppendMessages", {"caller": CALLER, "messages": MESSAGES}),
+    "context": ("POST", "/v1/threads/{thread}/context", {"caller": CALLER},
+                "BuildContext", {"caller": CALLER}),
+    "tools": ("GET", "/v1/tools", {"caller.agentId": "rest-agent",
+                                   "caller.surface": "SURFACE_MCP_GATEWAY",
+                                   "caller.capabilities": "CAPABILITY_MEMORY"},
+              "ListTools", {"caller": {"agentId": "rest-agent", "surface": "SURFACE_MCP_GATEWAY",
+                                       "capabilities": ["CAPABILITY_MEMORY"]}}),
+    "store": ("POST", "/v1/tools/memory_store:call",
+              {"caller": CALLER, "arguments": {"key": "city", "content": "The user lives in Porto.",
+                                               "category": "user_profile", "importance": 0.9}},
+              "CallTool", {"caller": CALLER, "toolName": "memory_store", "arguments": {
+                  "key": "city", "content": "The user lives in Porto.",
+                  "category": "user_profile", "importance": 0.9}}),
+    "recall": ("POST", "/v1/tools/memory_recall:call",
+               {"caller": CALLER, "arguments": {"query": "Where does the user live?"}},
+               "CallTool", {"caller": CALLER, "toolName": "memory_recall",
+                            "arguments": {"query": "Where does the user live?"}}),
+}
+
+
+async def test_rest_and_grpc_give_the_same_answers(platform):
+    key = platform.keys["acme"]
+    for name in ("append", "store", "context", "tools", "recall"):
+        method, path, body, rpc, fields = SAME_REQUESTS[name]
+        path = path.format(thread="rest-thread")
+        status, over_rest = await rest(platform, key, method, path,
+                                       body if method != "GET" else None,
+                                       body if method == "GET" else None)
+        over_grpc = await grpc(platform, key, rpc, {**fields, "threadId": "grpc-thread"}
+                               if "{thread}" in SAME_REQUESTS[name][1] else fields)
+        assert status == 200, over_rest
+        if name == "store":  # the second store of the same fact changes nothing
+            assert over_rest["result"]["unchanged"] is False
+            assert over_grpc["result"]["unchanged"] is True
+            over_grpc["result"]["unchanged"] = False
+        assert over_rest == over_grpc, name
+    assert over_rest["result"]["entries"][0]["content"] == "The user lives in Porto."
+
+
+ERRORS = [
+    # (REST method, path, body, gRPC rpc, fields, HTTP status, reason)
+    ("POST", "/v1/threads/t/context", {"caller": {**CALLER, "agentId": ""}},
+     "BuildContext", {"caller": {**CALLER, "agentId": ""}, "threadId": "t"}, 400, "INVALID_FIELD"),
+    ("POST", "/v1/threads/t/context", {"caller": {**CALLER, "surface": "SURFACE_UNSPECIFIED"}},
+     "BuildContext", {"caller": {**CALLER, "surface": "SURFACE_UNSPECIFIED"}, "threadId": "t"},
+     400, "INVALID_FIELD"),
+    ("POST", "/v1/threads/bad%20id/context", {"caller": CALLER},
+     "BuildContext", {"caller": CALLER, "threadId": "bad id"}, 400, "INVALID_FIELD"),
+    ("POST", "/v1/threads/never-written/context", {"caller": CALLER},
+     "BuildContext", {"caller": CALLER, "threadId": "never-written"}, 404, "THREAD_NOT_FOUND"),
+    ("POST", "/v1/threads/t/messages", {"caller": CALLER},
+     "AppendMessages", {"caller": CALLER, "threadId": "t"}, 400, "INVALID_FIELD"),
+    ("POST", "/v1/tools/journal_message_search:call",
+     {"caller": {**CALLER, "surface": "SURFACE_MCP_GATEWAY"}, "arguments": {"query": "x"}},
+     "CallTool", {"caller": {**CALLER, "surface": "SURFACE_MCP_GATEWAY"},
+                  "toolName": "journal_message_search", "arguments": {"query": "x"}},
+     403, "TOOL_NOT_AVAILABLE"),
+    ("POST", "/v1/tools/memory_recall:call", {"caller": CALLER, "arguments": {"limit": 3}},
+     "CallTool", {"caller": CALLER, "toolName": "memory_recall", "arguments": {"limit": 3}},
+     400, "INVALID_FIELD"),
+    ("DELETE", "/v1/threads/never-written", None,
+     "DeleteThread", {"caller": CALLER, "threadId": "never-written"}, 404, "THREAD_NOT_FOUND"),
+]
+
+
+@pytest.mark.parametrize("method, path, body, rpc, fields, status, reason", ERRORS)
+async def test_rest_and_grpc_refuse_with_the_same_reason(platform, method, path, body, rpc,
+                                                         fields, status, reason):
+    key = platform.keys["acme"]
+    params = None
+    if method == "DELETE":
+        params = {"caller.agentId": CALLER["agentId"], "caller.userId": CALLER["userId"],
+                  "caller.surface": CALLER["surface"]}
+    got_status, over_rest = await rest(platform, key, method, path, body, params)
+    over_grpc = await grpc(platform, key, rpc, fields)
+    assert (got_status, over_rest["reason"]) == (status, reason)
+    assert over_rest == over_grpc
+
+
+@pytest.mark.parametrize("authorization, reason", [
+    (None, "API_KEY_MISSING"), ("am_unknown_secret", "API_KEY_INVALID")])
+async def test_rest_without_a_valid_key_is_401_like_grpc(platform, authorization, reason):
+    for method, path, body, rpc, fields in SAME_REQUESTS.values():
+        path = path.format(thread="t")
+        status, over_rest = await rest(platform, authorization, method, path,
+                                       body if method != "GET" else None,
+                                       body if method == "GET" else None)
+        over_grpc = await grpc(platform, authorization, rpc, {**fields, "threadId": "t"}
+                               if "threadId" in pb.DESCRIPTOR.message_types_by_name[
+                                   f"{rpc}Request"].fields_by_camelcase_name else fields)
+        assert (status, over_rest["reason"]) == (401, reason), path
+        assert over_rest == over_grpc
+
+
+async def test_another_accounts_thread_and_memories_are_not_found(platform):
+    acme, globex = platform.keys["acme"], platform.keys["globex"]
+    caller = {**CALLER, "agentId": "tenant-check"}
+    status, _ = await rest(platform, acme, "POST", "/v1/threads/private-thread/messages",
+                           {"caller": caller, "messages": MESSAGES})
+    assert status == 200
+    await rest(platform, acme, "POST", "/v1/tools/memory_store:call", {
+        "caller": caller, "arguments": {"key": "plan", "content": "Acme launches in June.",
+                                        "category": "project_fact", "visibility": "shared"}})
+    for method, path, body in [
+            ("POST", "/v1/threads/private-thread/context", {"caller": caller}),
+            ("POST", "/v1/threads/private-thread:purge", {"caller": caller})]:
+        status, error = await rest(platform, globex, method, path, body)
+        assert (status, error["reason"]) == (404, "THREAD_NOT_FOUND")
+    status, recalled = await rest(platform, globex, "POST", "/v1/tools/memory_recall:call", {
+        "caller": caller, "arguments": {"query": "When does Acme launch?"}})
+    assert status == 200 and recalled["result"]["entries"] == []
+    # Still there for its owner.
+    status, context = await rest(platform, acme, "POST", "/v1/threads/private-thread/context",
+                                 {"caller": caller})
+    assert status == 200 and [m["content"] for m in context["messages"]] == [
+        m["content"] for m in MESSAGES]
+
+
+async def test_delete_and_purge_over_rest(platform):
+    key, caller = platform.keys["acme"], {**CALLER, "agentId": "deleter"}
+    query = {"caller.agentId": "deleter", "caller.userId": "ana"}
+    for thread in ("to-delete", "to-purge"):
+        await rest(platform, key, "POST", f"/v1/threads/{thread}/messages",
+                   {"caller": caller, "messages": MESSAGES})
+    assert await rest(platform, key, "DELETE", "/v1/threads/to-delete", params=query) == (200, {})
+    assert await rest(platform, key, "POST", "/v1/threads/to-purge:purge",
+                      {"caller": caller}) == (200, {})
+    for thread in ("to-delete", "to-purge"):
+        status, error = await rest(platform, key, "POST", f"/v1/threads/{thread}/context",
+                                   {"caller": caller})
+        assert (status, error["reason"]) == (404, "THREAD_NOT_FOUND")
+    status, error = await rest(platform, key, "POST", "/v1/threads/to-purge/messages",
+                               {"caller": caller, "messages": MESSAGES})
+    assert (status, error["reason"]) == (400, "THREAD_PURGED")
+
+
+async def _raw(platform, method: str, path: str, content: bytes | None = None,
+               headers: dict | None = None):
+    async with AsyncClient(base_url=platform.http, timeout=60) as http:
+        return await http.request(method, path, content=content, headers={
+            **auth(platform.keys["acme"]), "content-type": "application/json", **(headers or {})})
+
+
+@pytest.mark.parametrize("content, field, reason", [
+    (b"{not json", "body", "INVALID_JSON"),
+    (b"[1, 2]", "body", "INVALID_JSON"),
+    (b'{"caller": {"agent": "x"}}', "caller.agent", "INVALID_FIELD"),
+    (b'{"caller": {"surface": "SURFACE_NOPE"}}', "caller.surface", "INVALID_FIELD"),
+    (b'{"messages": [{"id": 5}]}', "messages.id", "INVALID_FIELD"),
+    (b'{"threadId": "other"}', "threadId", "INVALID_FIELD"),
+])
+async def test_bad_json_is_invalid_argument_naming_the_field(platform, content, field, reason):
+    response = await _raw(platform, "POST", "/v1/threads/t/messages", content)
+    error = response.json()
+    assert response.status_code == 400
+    assert (error["code"], error["reason"]) == ("INVALID_ARGUMENT", reason)
+    assert error["fieldViolations"][0]["field"] == field
+
+
+async def test_unknown_query_parameters_are_refused(platform):
+    response = await _raw(platform, "GET", "/v1/tools?caller.agentId=a&caller.nope=1")
+    assert response.status_code == 400
+    assert response.json()["fieldViolations"][0]["field"] == "caller.nope"
+
+
+async def test_a_body_over_the_limit_is_413(platform):
+    response = await _raw(platform, "POST", "/v1/threads/t/messages",
+                          b'{"caller": {}, "pad": "' + b"x" * (17 * 1024 * 1024) + b'"}')
+    assert response.status_code == 413
+    assert response.json()["reason"] == "REQUEST_TOO_LARGE"
+
+
+async def test_unknown_routes_and_methods_answer_json(platform):
+    missing = await _raw(platform, "GET", "/v1/nothing-here")
+    wrong = await _raw(platform, "PUT", "/v1/tools")
+    assert (missing.status_code, missing.json()["reason"]) == (404, "ROUTE_NOT_FOUND")
+    assert (wrong.status_code, wrong.json()["reason"]) == (405, "METHOD_NOT_ALLOWED")
+
+
+async def test_request_ids_are_kept_or_made_and_echoed(platform):
+    mine = await _raw(platform, "GET", "/v1/tools", headers={"x-request-id": "trace-me-42"})
+    made = await _raw(platform, "GET", "/v1/tools")
+    assert mine.headers["x-request-id"] == "trace-me-42"
+    assert len(made.headers["x-request-id"]) == 32
+
+
+async def test_the_openapi_document_is_valid_and_describes_the_answers(platform):
+    async with AsyncClient(base_url=platform.http) as http:
+        document = (await http.get("/openapi.json")).json()
+    validate_openapi(document)
+    operations = {(method.upper(), path): spec["operationId"]
+                  for path, item in document["paths"].items() for method, spec in item.items()}
+    assert operations == {
+        ("POST", "/v1/threads/{thread_id}/messages"): "AppendMessages",
+        ("POST", "/v1/threads/{thread_id}/context"): "BuildContext",
+        ("GET", "/v1/tools"): "ListTools",
+        ("POST", "/v1/tools/{tool_name}:call"): "CallTool",
+        ("DELETE", "/v1/threads/{thread_id}"): "DeleteThread",
+        ("POST", "/v1/threads/{thread_id}:purge"): "PurgeThread"}
+    key = platform.keys["acme"]
+    status, body = await rest(platform, key, "POST", "/v1/threads/openapi/messages",
+                              {"caller": CALLER, "messages": MESSAGES})
+    status, context = await rest(platform, key, "POST", "/v1/threads/openapi/context",
+                                 {"caller": CALLER})
+    status, error = await rest(platform, key, "POST", "/v1/threads/openapi/context", {})
+
+    def check(instance, reference: str) -> None:
+        jsonschema.validate(instance, {"$ref": reference, "components": document["components"]})
+
+    context_spec = document["paths"]["/v1/threads/{thread_id}/context"]["post"]
+    check(context, context_spec["responses"]["200"]["content"]["application/json"]["schema"][
+        "$ref"])
+    check(error, "#/components/schemas/Error")
+    request_schema = context_spec["requestBody"]["content"]["application/json"]["schema"]
+    jsonschema.validate({"caller": CALLER}, {**request_schema,
+                                             "components": document["components"]})
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"caller": CALLER, "threadId": "x"},
+                            {**request_schema, "components": document["components"]})

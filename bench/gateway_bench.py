@@ -61,7 +61,8 @@ async def main(seconds: float) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="gateway-bench-"))
     ports = {name: str(free_port()) for name in
              ("JOURNAL_PORT", "AGENT_MEMORY_PORT", "THREAD_MEMORY_PORT", "SEARCH_PORT",
-              "GATEWAY_PORT", "AGENTMEMORY_POSTGRES_PORT", "AGENTMEMORY_REDIS_PORT")}
+              "GATEWAY_PORT", "GATEWAY_HTTP_PORT", "AGENTMEMORY_POSTGRES_PORT",
+              "AGENTMEMORY_REDIS_PORT")}
     os.environ.update(ports | {"LOG_LEVEL": "WARNING"})
     components = launch.components(data_dir)
     started = []

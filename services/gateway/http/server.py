@@ -32,11 +32,9 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 @contextlib.asynccontextmanager
-async def serving(app: ASGIApp, *, host: str, port: int,
-                  grace_seconds: float) -> AsyncIterator[int]:
-    """Listen on (host, port) while inside; yields the port (useful with port 0).
-    On exit: stop accepting, let in-flight requests finish within the grace period."""
-    sock = _bind(host, port)
+async def serving(app: ASGIApp, sock: socket.socket, *, grace_seconds: float) -> AsyncIterator[None]:
+    """Serve on a bound socket while inside. On exit: stop accepting, let in-flight
+    requests finish within the grace period."""
     server = _Server(uvicorn.Config(app, lifespan="off", log_config=None, access_log=False,
                                     timeout_graceful_shutdown=grace_seconds))
     task = asyncio.create_task(server.serve(sockets=[sock]), name="http-server")
@@ -46,11 +44,10 @@ async def serving(app: ASGIApp, *, host: str, port: int,
                 task.result()  # raises what stopped it
                 raise RuntimeError("the HTTP server stopped during start-up")
             await asyncio.sleep(_STARTUP_POLL_SECONDS)
-        yield sock.getsockname()[1]
+        yield
     finally:
         server.should_exit = True
         await task
-        sock.close()
 
 
 @contextlib.asynccontextmanager
@@ -59,6 +56,6 @@ async def listening(servicer, keys: ApiKeys, *, host: str, port: int, grace_seco
     """The gateway's HTTP listener (MCP, REST, OpenAPI) while inside; yields its port."""
     mcp = McpEndpoint(servicer, keys, max_body_bytes=max_body_bytes)
     application = app.build(servicer, mcp, max_body_bytes=max_body_bytes)
-    async with mcp.sessions.run(), serving(application, host=host, port=port,
-                                           grace_seconds=grace_seconds) as bound:
-        yield bound
+    with _bind(host, port) as sock:  # first: a taken port fails the start plainly
+        async with mcp.sessions.run(), serving(application, sock, grace_seconds=grace_seconds):
+            yield sock.getsockname()[1]

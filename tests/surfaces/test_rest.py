@@ -197,6 +197,24 @@ async def test_bad_json_is_invalid_argument_naming_the_field(platform, content, 
     assert error["fieldViolations"][0]["field"] == field
 
 
+@pytest.mark.parametrize("content", [
+    b"[" * 100_000 + b"]" * 100_000,
+    b'{"caller": ' * 200 + b"{}" + b"}" * 200,
+    b'{"caller": null, "messages": null}',
+    b'{"messages": [[1, 2]]}',
+    b'{"messages": [{"content": "\\ud800"}]}',
+    b'{"messages": [{"offset": "12x"}]}',
+    b'{"messages": [{"metadata": [1]}]}',
+    b'{"caller": {"capabilities": [null]}}',
+    "{\"caller\": {\"agentId\": \"\u00e9\u00e8\"}}".encode(),
+    b"\xff\xfe",
+])
+async def test_odd_bodies_are_client_errors_never_internal(platform, content):
+    response = await _raw(platform, "POST", "/v1/threads/t/messages", content)
+    assert 400 <= response.status_code < 500, response.text
+    assert response.json()["code"] in ("INVALID_ARGUMENT", "UNAUTHENTICATED")
+
+
 async def test_unknown_query_parameters_are_refused(platform):
     response = await _raw(platform, "GET", "/v1/tools?caller.agentId=a&caller.nope=1")
     assert response.status_code == 400

@@ -60,6 +60,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
                         status_code=exc.status_code)
 
 
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    """Outside a service call (those map their own failures): INTERNAL with only the request id."""
+    rid = request.headers.get(REQUEST_ID_HEADER, "-")
+    return errors.response(DomainError(f"internal error (request id {rid})",
+                                       metadata={"request_id": rid}))
+
+
 def build(servicer, mcp: McpEndpoint, *, max_body_bytes: int) -> Starlette:
     document = openapi.document(SERVICE, version=API_VERSION)
 
@@ -70,6 +77,7 @@ def build(servicer, mcp: McpEndpoint, *, max_body_bytes: int) -> Starlette:
         routes=[Route("/mcp", mcp, name="mcp"),
                 Route("/openapi.json", openapi_json, methods=["GET"]),
                 *rest.routes(servicer, SERVICE, max_body_bytes)],
-        exception_handlers={DomainError: _domain_error, HTTPException: _http_error})
+        exception_handlers={DomainError: _domain_error, HTTPException: _http_error,
+                            Exception: _unexpected})
     app.add_middleware(RequestIds)
     return app

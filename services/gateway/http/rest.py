@@ -82,7 +82,7 @@ async def _json_body(request: Request, max_bytes: int) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InvalidArgument("body", f"not valid JSON: {exc}", reason="INVALID_JSON") from None
     if not isinstance(value, dict):
         raise InvalidArgument("body", "must be a JSON object", reason="INVALID_JSON")

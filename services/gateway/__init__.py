@@ -6,5 +6,7 @@
 - ``upstreams``: the clients of the four internal services;
 - ``context``: BuildContext, the ordered conversation for one turn;
 - ``tools``: the tool definitions per surface and their execution;
-- ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring.
+- ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring;
+- ``http``: the HTTP listener (MCP at /mcp, REST at /v1), which calls the
+  servicer's own methods.
 """

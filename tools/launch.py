@@ -54,6 +54,21 @@ def describe_exit(status: int) -> str:
     return f"exited with status {status}"
 
 
+class StartupFailed(RuntimeError):
+    """A component did not come up the first time (a setup problem, not a crash)."""
+
+
+def wait_until_ready(component: Component, abort=lambda: False) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+    while not abort() and not component.ready():
+        status = component.exit_status()
+        if status is not None:
+            raise StartupFailed(f"{component.name} {describe_exit(status)}")
+        if time.monotonic() > deadline:
+            raise StartupFailed(f"{component.name} not ready after {READY_TIMEOUT_SECONDS:.0f} s")
+        time.sleep(0.2)
+
+
 @dataclass
 class Service:
     name: str
@@ -64,6 +79,10 @@ class Service:
     @property
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
+
+    def start(self) -> None:
+        self.spawn()
+        wait_until_ready(self)
 
     def spawn(self) -> None:
         self.process = subprocess.Popen(
@@ -102,6 +121,10 @@ class Backend:
     def pid(self) -> int | None:
         return self.server.process.pid if self.server.process else None
 
+    def start(self) -> None:
+        self.spawn()
+        wait_until_ready(self)
+
     def spawn(self) -> None:
         self.server.spawn()
 
@@ -120,10 +143,6 @@ Component = Service | Backend
 
 class GaveUp(Exception):
     """A component kept dying; the launcher stops everything."""
-
-
-class StartupFailed(Exception):
-    """A component did not come up the first time (a setup problem, not a crash)."""
 
 
 @dataclass
@@ -148,14 +167,7 @@ class Supervisor:
         member = Supervised(component)
         self.members.append(member)
         component.spawn()
-        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
-        while not self.stopping and not component.ready():
-            status = component.exit_status()
-            if status is not None:
-                raise StartupFailed(f"{component.name} {describe_exit(status)}")
-            if time.monotonic() > deadline:
-                raise StartupFailed(f"{component.name} not ready after {READY_TIMEOUT_SECONDS:.0f} s")
-            time.sleep(0.2)
+        wait_until_ready(component, abort=lambda: self.stopping)
         member.up_since = time.monotonic()
 
     def watch(self) -> None:
@@ -291,7 +303,7 @@ def main() -> int:
     except GaveUp as exc:
         say(str(exc))
         status = 1
-    except (StartupFailed, RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
         say(f"start-up failed: {exc}")
         status = 1
     finally:

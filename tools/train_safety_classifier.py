@@ -24,8 +24,8 @@ from tests.agent_memory import safety_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "services" / "agent_memory" / "safety" / "classifier.npz"
-L2 = 1e-4
-EPOCHS = 400
+L2 = 3e-5
+EPOCHS = 600
 LEARNING_RATE = 0.05
 FOLDS = 5
 MAX_BENIGN_FLAGGED = 0.005
@@ -35,8 +35,10 @@ def tuning_texts() -> tuple[list[str], numpy.ndarray]:
     rows = safety_data.load("tuning")
     texts = [r.text for r in rows]
     labels = [r.label == "attack" for r in rows]
-    corpus_attacks = safety_corpus.ATTACKS + safety_corpus.MORE_ATTACKS
+    corpus_attacks = (safety_corpus.ATTACKS + safety_corpus.MORE_ATTACKS
+                      + safety_corpus.templated_attacks())
     corpus_benign = (safety_corpus.BENIGN + safety_corpus.MORE_BENIGN + safety_corpus.PLAIN
+                     + safety_corpus.hard_negatives()
                      + safety_corpus.SECRETS + [text for _, text in safety_corpus.CREDENTIALS])
     texts += corpus_attacks + corpus_benign
     labels += [True] * len(corpus_attacks) + [False] * len(corpus_benign)
@@ -128,7 +130,8 @@ def main() -> None:
           f"{threshold:.3f}: {caught:.1%} of attacks caught, {flagged:.2%} of benign flagged")
     weights, bias = fit(design, labels)
     numpy.savez_compressed(OUT, weights=weights.astype(numpy.float16), bias=numpy.float64(bias),
-                           threshold=numpy.float64(threshold))
+                           threshold=numpy.float64(threshold),
+                           cross_validated=numpy.array([caught, flagged]))
     print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size} bytes)")
 
 

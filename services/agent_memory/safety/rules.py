@@ -52,7 +52,7 @@ _STRONG = _words(
 _BROAD = _words(
     "skip", "discard", "ditch", "drop", "abandon", "neglect", "dismiss", "set aside", "put aside",
     "throw away", "throw out", "scrap", "leave behind", "let go of", "erase", "wipe", "cancel",
-    "violate", "break", "deviate from", "stop obeying", "stop listening to",
+    "violate", "break", "deviate from", "stop obeying", "stop listening to", "overwrite",
 )
 _FILLER = _words(
     "all", "any", "every", "each", "of", "the", "your", "my", "these", "those", "that", "this",
@@ -66,7 +66,7 @@ _EARLIER = _words(
     "initial", "system", "foregoing", "aforementioned", "past", "given", "provided", "hidden",
     "underlying", "programmed", "predefined", "pre defined", "preset", "built in", "builtin",
     "developer", "openai", "safety", "ethical", "moral", "prewritten", "pre written", "following",
-    "starting", "beginning", "existing", "old", "first", "last", "other", "prompt",
+    "starting", "beginning", "first", "other", "prompt",
 )
 _BINDING = _words(
     "instruction", "instructions", "prompt", "prompts", "rule", "rules", "direction",
@@ -116,7 +116,7 @@ _OVERRIDES = [
     _rx(rf"^(?:ok(?:ay)? )?(?:now )?{_words('ignore', 'disregard', 'forget')}{_S}"
         rf"{_words('the above', 'above', 'everything', 'all of the above', 'all of that', 'all that')}(?![a-z])"),
     _rx(rf"{_words('nevermind', 'never mind', 'stop everything', 'stop what you are doing', 'stop what you re doing', 'attention stop', 'wait stop', 'stop stop')}"
-        rf"(?:{_S}[a-z]+){{0,4}}{_S}{_words('ignore', 'instead', 'just say', 'just print', 'now focus', 'new task', 'new instructions', 'forget', 'focus on', 'just output')}(?![a-z])"),
+        rf"(?:{_S}[a-z]+){{0,8}}{_S}{_words('ignore', 'instead', 'just say', 'just print', 'now focus', 'new task', 'new instructions', 'forget', 'focus on', 'just output')}(?![a-z])"),
     _rx(rf"{_words('your new', 'here are your new', 'these are your new', 'here is your new', 'this is your new')}{_S}"
         rf"{_words('instructions', 'instruction', 'task', 'tasks', 'directive', 'directives', 'goal', 'objective', 'mission', 'orders', 'rules', 'role', 'purpose', 'job', 'identity', 'persona', 'name', 'personality', 'system prompt', 'prompt', 'programming', 'guidelines')}(?![a-z])"),
     _rx(rf"{_words('from now on', 'from this moment on', 'from this moment onward', 'from this moment onwards', 'from now onward', 'from this point on', 'from this point forward', 'from here on', 'henceforth', 'for the rest of this conversation', 'for the remainder of this conversation')}"
@@ -132,7 +132,8 @@ _OVERRIDES = [
     _rx(r"\b(?:ignoriere|ignorieren sie|ignoriert|vergiss|vergessen sie|vergesst|missachte)\b(?: \w+){0,4} "
         r"(?:anweisungen|anweisung|befehle|instruktionen|regeln|vorgaben|aufgaben|alles"
         r"|vorherige\w*|bisherige\w*|obige\w*|vorangegangene\w*)"),
-    _rx(r"\b(?:ignore|ignorez|oublie|oubliez)\b(?: \w+){0,3} (?:instructions|consignes|regles|tout ce)"),
+    _rx(r"\b(?:ignore|ignorez|oublie|oubliez)\b (?:toutes |tous )?(?:les|tes|vos|mes|ces) (?:\w+ )?"
+        r"(?:instructions|consignes|regles)|\boubli(?:e|ez) tout\b"),
     _rx(r"\b(?:ignora|olvida|olvide|olvidate|desconsidera|ignorar|dimentica)\b(?: \w+){0,3} "
         r"(?:instrucciones|instrucoes|istruzioni|reglas|regras|regole|todo lo|tudo o|tutto)"),
     _rx(r"\b(?:negeer|vergeet)\b(?: \w+){0,3} (?:instructies|opdrachten|regels|alles)"),
@@ -216,8 +217,9 @@ _HIJACKS += [
     _rx(rf"{_words('ai', 'chatbot', 'bot', 'assistant', 'language model', 'llm', 'gpt', 'chatgpt', 'model', 'persona')}"
         rf"{_S}(?:{_words('that', 'which', 'who')}{_S})?"
         rf"{_words('without', 'with no', 'free of', 'free from', 'has no', 'have no', 'doesn t have', 'does not have', 'doesnt have', 'that has no', 'lacking', 'devoid of', 'not bound by', 'unbound by')}"
-        rf"{_S}(?:{_words('any', 'all')}{_S})?(?:{_words('ethical', 'moral', 'content', 'safety')}{_S})?"
-        rf"{_words('ethics', 'morals', 'morality', 'guidelines', 'censorship', 'filters', 'filter', 'guardrails', 'safeguards', 'scruples', 'conscience', 'principles')}(?![a-z])"),
+        rf"{_S}(?:(?:{_words('any', 'all')}{_S})?(?:{_words('ethical', 'moral', 'content', 'safety')}{_S})?"
+        rf"{_words('ethics', 'morals', 'morality', 'guidelines', 'censorship', 'filters', 'filter', 'guardrails', 'safeguards', 'scruples', 'conscience', 'principles')}"
+        rf"|{_words('any', 'all')}{_S}{_words('rules', 'restrictions', 'limits', 'limitations', 'boundaries', 'constraints')})(?![a-z])"),
     _rx(rf"{_words('we are going to', 'we re going to', 'we will', 'let s', 'lets', 'let us', 'we shall')}{_S}"
         rf"{_words('have', 'do', 'play', 'start', 'begin')}{_S}{_words('a', 'an')}{_S}"
         rf"(?:[a-z]+{_S})?{_words('roleplay', 'role play', 'role playing game', 'game', 'hypothetical')}(?![a-z])"),
@@ -233,6 +235,9 @@ _HIJACKS += [
 
 # Only at the start of a clause: "Act as a Linux terminal", not "she will act as the lead".
 _CLAUSE_HIJACKS = [
+    _rx(rf"^(?:(?:ok|okay|actually|now|so|wait|hmm|stop){_S})*"
+        rf"{_words('ignore', 'disregard', 'forget', 'never mind', 'nevermind', 'scratch', 'forget about')}"
+        rf"(?:{_S}{_words('that', 'this', 'it', 'all that', 'all of that', 'the above', 'everything', 'all of this')})?$"),
     _rx(rf"^(?:(?:please|now|ok|okay|so|alright|hey|hi|hello|chatgpt|gpt|assistant|ai){_S})*"
         rf"{_words('act as', 'act like', 'roleplay as', 'role play as', 'pretend to be', 'pretend you are', 'pretend you re', 'pretend that you', 'imagine you are', 'imagine you re', 'imagine that you are', 'suppose you are', 'let s pretend', 'lets pretend', 'let s roleplay', 'lets roleplay', 'let s play a game', 'lets play a game', 'you are going to act', 'you re going to act', 'you will act', 'you are to act', 'play the role of', 'assume the role of', 'take on the role of', 'simulate', 'emulate', 'become')}"
         rf"(?![a-z])"),
@@ -242,11 +247,11 @@ _CLAUSE_HIJACKS = [
 
 _REVEAL = _words("reveal", "show", "print", "output", "repeat", "display", "tell", "give",
                  "share", "leak", "dump", "spell", "write out", "write down", "list", "summarize",
-                 "summarise", "translate", "encode", "recite", "disclose", "expose", "paste",
-                 "echo", "return", "provide", "read back", "type out", "copy", "rewrite",
+                 "summarise", "translate", "encode", "recite", "disclose", "expose",
+                 "echo", "return", "provide", "read back", "type out", "rewrite",
                  "reproduce", "quote", "explain", "describe", "convert")
 _VERBATIM = _words("reveal", "show", "print", "output", "repeat", "display", "dump", "spell",
-                   "write out", "recite", "echo", "paste", "type out", "copy", "reproduce",
+                   "write out", "recite", "echo", "type out", "reproduce",
                    "quote", "read back", "disclose", "leak", "expose", "tell me", "give me")
 _PROMPT_NOUN = _words("instructions", "instruction", "prompt", "prompts", "rules", "directives",
                       "guidelines", "programming", "pre prompt", "preprompt", "configuration",
@@ -270,7 +275,7 @@ _EXTRACTION = [
     _rx(rf"your{_S}{_words('system prompt', 'system message', 'system instructions', 'initial prompt', 'initial instructions', 'original instructions', 'original prompt', 'hidden instructions', 'hidden prompt', 'secret instructions', 'pre prompt', 'preprompt', 'prompt text', 'starting instructions', 'first instructions', 'initial programming', 'original programming', 'core instructions')}(?![a-z])"),
     _rx(rf"{_words('what', 'everything', 'anything', 'all')}{_S}(?:{_words('were you', 'you were', 'have you been', 'you have been', 'you ve been', 'did they', 'did your developers', 'did openai')}){_S}"
         rf"{_words('told', 'instructed', 'given', 'programmed', 'trained', 'asked', 'prompted', 'tell you', 'instruct you')}{_S}"
-        rf"{_words('before', 'at the start', 'at the beginning', 'initially', 'originally', 'earlier', 'to do', 'not to', 'in your prompt', 'in the prompt', 'in your instructions')}(?![a-z])"),
+        rf"{_words('before', 'at the start', 'at the beginning', 'initially', 'originally', 'earlier', 'to do', 'not to', 'in your prompt', 'in the prompt', 'in your instructions', 'first', 'to never', 'never to', 'to keep secret', 'to hide', 'to keep hidden')}(?![a-z])"),
     _rx(rf"{_words('what are you', 'what were you', 'what is it you re', 'what things are you')}{_S}"
         rf"{_words('not supposed to', 'not allowed to', 'forbidden to', 'instructed not to', 'told not to')}"),
     _rx(rf"{_VERBATIM}{_S}(?:(?:me|us|back){_S})?{_words('this', 'the')}{_S}{_words('entire', 'whole', 'full', 'complete')}{_S}"
@@ -278,6 +283,10 @@ _EXTRACTION = [
     _rx(rf"{_words('begin', 'start', 'prefix', 'preface')}{_S}{_words('your', 'the')}{_S}"
         rf"{_words('reply', 'response', 'answer', 'output', 'message')}{_S}{_words('with', 'by')}{_S}"
         rf"(?:[a-z]+{_S}){{0,3}}{_words('my instructions', 'the instructions', 'here are my instructions', 'my rules', 'my prompt', 'the system prompt', 'the password', 'access granted', 'i have been pwned', 'pwned', 'my system prompt', 'the rules')}(?![a-z])"),
+    _rx(rf"{_REVEAL}{_S}{_words('everything', 'all', 'anything', 'whatever')}{_S}{_words('you know', 'you have', 'you remember', 'you ve stored', 'you have stored', 'you stored', 'you ve saved', 'you saved', 'you have on')}{_S}"
+        rf"(?:about{_S})?{_words('the user', 'users', 'me', 'other users', 'your users', 'the system', 'your memory', 'this conversation', 'everyone', 'the admin', 'your owner')}(?![a-z])"),
+    _rx(rf"{_VERBATIM}{_S}(?:the{_S})?(?:[a-z]+{_S}){{0,3}}{_words('of', 'from', 'in')}{_S}your{_S}"
+        rf"(?:{_words('system', 'initial', 'original', 'hidden', 'secret')}{_S})?{_words('prompt', 'instructions', 'rules', 'system prompt', 'programming', 'guidelines')}(?![a-z])"),
     _rx(rf"{_REVEAL}{_S}{_words('initialization string', 'initialisation string', 'initialization text', 'init string', 'boot prompt')}"),
     _rx(rf"{_REVEAL}{_S}(?:(?:me|us|back|out|all|of|it){_S}){{0,3}}"
         rf"{_words('your', 'all your', 'all of your')}{_S}(?:[a-z]+{_S}){{0,2}}?"
@@ -348,7 +357,7 @@ def injection(text: str) -> str | None:
         return "an instruction to take on another identity ('you are now ...')"
     if _HEADER.search(folded) and _ADDRESSED.search(normal):
         return "an 'INSTRUCTION:'-style header addressed to the model"
-    words = normal.replace(":", " ")
+    words = " ".join(normal.replace(":", " ").split())
     for family, patterns in (
         ("an instruction to ignore previous instructions", _OVERRIDES),
         ("an instruction to take on another identity ('you are now ...')", _HIJACKS),

@@ -90,11 +90,17 @@ def _keyword_detector():
                                        keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
 
 
+# Every name in detect-secrets' keyword denylist contains one of these.
+_KEYWORD_HINT = re.compile(r"key|pass|pwd|secret|contrase", re.IGNORECASE)
+
+
 def _detect_secrets(text: str) -> list[str]:
     found = []
     for kind, plugin in _plugins():
         if any(_plausible(kind, value) for value in plugin.analyze_string(text)):
             found.append(kind)
+    if not _KEYWORD_HINT.search(text):
+        return found  # the keyword detector's expressions are the slow part; skip them when idle
     detector, forms = _keyword_detector()
     for line in text.splitlines():
         for form in forms:

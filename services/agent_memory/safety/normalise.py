@@ -70,7 +70,8 @@ _LOOKALIKES = str.maketrans({
 _LEET_DIGITS = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t"})
 _LEET_SYMBOL = re.compile(r"[@$!|](?=[a-z0-9])")
 _SYMBOL_LETTERS = {"@": "a", "$": "s", "!": "i", "|": "l"}
-_TOKEN = re.compile(r"\S+")
+# Only words holding a digit or one of those symbols need a second look.
+_TOKEN = re.compile(r"[^\s0-9@$!|]*[0-9@$!|]\S*")
 # Letters spaced out one separator apart ("i g n o r e", "i.g.n.o.r.e") form a word.
 _SPACED_LETTERS = re.compile(r"\b(?:[a-z][\s._\-*/\\~+]){2,}[a-z]\b")
 

@@ -1,8 +1,12 @@
-"""A labelled corpus for write-time screening.
+"""A hand-written labelled corpus for write-time screening: part of the tuning set.
 
-ATTACKS must be rejected; BENIGN texts merely mention the same words and must
-be stored; SECRETS must be forced private; PLAIN texts must not be.
-``python -m bench.safety_report`` prints the error rates on this corpus.
+ATTACKS and MORE_ATTACKS must be rejected; BENIGN and MORE_BENIGN texts merely
+mention the same words and must be stored; SECRETS and CREDENTIALS (one fake
+per credential kind) must be forced private; PLAIN texts must not be.
+templated_attacks() and hard_negatives() build more of each from templates.
+The rules were written against all of it and the classifier is trained on it
+(with bench/data/safety/tuning.jsonl); ``python -m bench.safety_report``
+prints the error rates here and on the held-out evaluation set.
 """
 
 ZWSP, ZWJ, RLO, LRI = "\u200b", "\u200d", "\u202e", "\u2066"

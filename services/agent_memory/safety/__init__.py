@@ -30,7 +30,7 @@ from services.agent_memory.safety.credentials import sensitive
 from services.agent_memory.safety.normalise import normalise
 from services.agent_memory.safety.rules import injection
 
-__all__ = ["Screening", "normalise", "screen"]
+__all__ = ["Screening", "normalise", "screen", "warm_up"]
 
 
 @dataclass(frozen=True)
@@ -50,3 +50,9 @@ def screen(text: str) -> Screening:
     if reason:
         return Screening(rejected=reason)
     return Screening(sensitive=sensitive(text))
+
+
+def warm_up() -> None:
+    """Load the classifier's weights and detect-secrets' plugins now (about a third of a
+    second) rather than inside the first Store."""
+    screen("warm up: password = Warm-up-1 key AKIAIOSFODNN7EXAMPLE")

@@ -114,6 +114,9 @@ def test_the_credential_table_is_all_private():
     "Reference 000-12-3456 is not an SSN (area 000)",
     "Call extension 4821 for the front desk.",
     "The zip code is 10001 and the error code was 502.",
+    "shared entry 123",
+    "Building 42, locker 213, gate B.",
+    "A combination of 3 factors caused the outage.",
 ])
 def test_numbers_that_fail_their_check_are_not_sensitive(text):
     assert safety.screen(text).sensitive == []

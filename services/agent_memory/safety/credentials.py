@@ -216,11 +216,11 @@ def _password_in_prose(text: str) -> bool:
 
 
 _ACCESS_CODE = re.compile(
-    r"\b(?:alarm|door|gate|garage|safe|lock|keypad|entry|entrance|building|lockbox|key ?box|"
-    r"security|disarm|padlock|locker|bike lock|combination)\b(?:\s+(?:code|pin|combination|"
-    r"combo|number|passcode))?(?:\s+(?:is|was|:|=|-|to|the|for|at|number)){0,3}\s*[:#=\-]?\s*"
-    r"(?P<code>\d[\d\s\-#*]{2,10}\d|\d{3,8})\b|\bpin(?:\s+(?:code|number))?(?:\s+(?:is|was|:|=))"
-    r"{0,2}\s*[:=]?\s*(?P<pin>\d{4,8})\b",
+    r"\b(?:(?:alarm|door|front door|back door|gate|garage|safe|lock|bike lock|keypad|entry|entrance"
+    r"|building|lockbox|key ?box|security|disarm|padlock|locker|house|apartment|flat|mailbox"
+    r"|storage unit|access)\s+(?:code|pin|combination|combo|passcode)|combination)"
+    r"(?:\s+(?:is|was|:|=|-|to|the|for|at|number)){0,3}\s*[:#=\-]?\s*(?P<code>\d[\d\s\-#*]{2,10}\d|\d{3,8})\b"
+    r"|\bpin(?:\s+(?:code|number))?(?:\s+(?:is|was|:|=)){0,2}\s*[:=]?\s*(?P<pin>\d{4,8})\b",
     re.IGNORECASE)
 
 

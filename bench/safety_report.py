@@ -75,8 +75,11 @@ def tuning_examples() -> list[safety_data.Example]:
               + safety_corpus.templated_attacks()]
     corpus += [safety_data.Example(t, "benign", "corpus")
                for t in safety_corpus.BENIGN + safety_corpus.MORE_BENIGN + safety_corpus.PLAIN
-               + safety_corpus.hard_negatives()]
-    return safety_data.load("tuning") + corpus
+               + safety_corpus.hard_negatives() + safety_corpus.preference_statements()]
+    rows = safety_data.load("tuning")
+    keys = safety_corpus.memory_keys([r.text for r in rows if r.label != "attack"][::3])
+    corpus += [safety_data.Example(k, "benign", "corpus keys") for k in keys]
+    return rows + corpus
 
 
 def measure(examples: list[safety_data.Example]) -> Rates:
@@ -122,7 +125,8 @@ def main() -> None:
     elapsed = time.perf_counter() - started
     _print_rates("tuning set (rules written and classifier trained on it)", tuning, misses)
     caught, flagged = classifier.model().cross_validated
-    print(f"  (the classifier alone, 5-fold cross-validated on this set: {caught:.1%} of attacks "
+    print(f"  (the classifier alone, on texts of {classifier.MIN_WORDS}+ words, 5-fold cross-validated "
+          f"on this set: {caught:.1%} of attacks "
           f"caught, {flagged:.2%} of benign flagged)")
     _print_rates("evaluation set (held out, public sources)", evaluation, misses)
     print(f"\n  targets on the evaluation set: false negatives <= {TARGET_FALSE_NEGATIVES:.0%}, "

@@ -38,8 +38,9 @@ def tuning_texts() -> tuple[list[str], numpy.ndarray]:
     corpus_attacks = (safety_corpus.ATTACKS + safety_corpus.MORE_ATTACKS
                       + safety_corpus.templated_attacks())
     corpus_benign = (safety_corpus.BENIGN + safety_corpus.MORE_BENIGN + safety_corpus.PLAIN
-                     + safety_corpus.hard_negatives()
+                     + safety_corpus.hard_negatives() + safety_corpus.preference_statements()
                      + safety_corpus.SECRETS + [text for _, text in safety_corpus.CREDENTIALS])
+    corpus_benign += safety_corpus.memory_keys([r.text for r in rows if r.label != "attack"][::3])
     texts += corpus_attacks + corpus_benign
     labels += [True] * len(corpus_attacks) + [False] * len(corpus_benign)
     return texts, numpy.array(labels, dtype=numpy.float64)
@@ -114,6 +115,8 @@ def cross_validated_scores(texts: list[str], design: Design, labels: numpy.ndarr
 
 def choose_threshold(scores: numpy.ndarray, labels: numpy.ndarray) -> float:
     benign = numpy.sort(scores[labels == 0])
+    if len(benign) == 0:
+        return 0.5
     allowed = int(MAX_BENIGN_FLAGGED * len(benign))
     # Just above the (allowed+1)-th highest benign score, and never below an even chance.
     return max(0.5, float(benign[len(benign) - allowed - 1]) + 1e-6)
@@ -123,10 +126,14 @@ def main() -> None:
     texts, labels = tuning_texts()
     design = Design.of(texts)
     scores = cross_validated_scores(texts, design, labels)
-    threshold = choose_threshold(scores, labels)
-    caught = (scores[labels == 1] >= threshold).mean()
-    flagged = (scores[labels == 0] >= threshold).mean()
-    print(f"{len(texts)} texts, {int(labels.sum())} attacks; cross-validated at threshold "
+    # The threshold and the figures count only the texts the classifier is asked about.
+    judged = numpy.array([len(t.split()) >= classifier.MIN_WORDS for t in texts])
+    scores, judged_labels = scores[judged], labels[judged]
+    threshold = choose_threshold(scores, judged_labels)
+    caught = (scores[judged_labels == 1] >= threshold).mean()
+    flagged = (scores[judged_labels == 0] >= threshold).mean()
+    print(f"{len(texts)} texts, {int(labels.sum())} attacks, {int(judged.sum())} long enough to "
+          f"judge; cross-validated at threshold "
           f"{threshold:.3f}: {caught:.1%} of attacks caught, {flagged:.2%} of benign flagged")
     weights, bias = fit(design, labels)
     numpy.savez_compressed(OUT, weights=weights.astype(numpy.float16), bias=numpy.float64(bias),

@@ -6,7 +6,8 @@ vector scaled to unit length. Its weights (classifier.npz beside this file)
 were trained by tools/train_safety_classifier.py on the tuning set only;
 the threshold was chosen there from cross-validated scores. No model is
 downloaded, nothing is random: the same text always gets the same score.
-Scoring a few hundred characters takes well under a millisecond.
+It judges texts of at least MIN_WORDS words; scoring a few hundred
+characters takes well under a millisecond.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ import numpy
 from services.agent_memory.safety.normalise import normalise
 
 BUCKETS = 1 << 18
+# Prose only: keys and identifiers ("preference_concise_answers") have no spaces, and their
+# few n-grams are too little evidence; the rules still judge them.
+MIN_WORDS = 3
 # Long texts are scored on their head and tail: that is where a hijack sits, and it bounds the cost.
 HEAD, TAIL = 3000, 1000
 
@@ -69,6 +73,8 @@ def model() -> Model:
 
 def looks_like_injection(text: str) -> float | None:
     """The classifier's score when it is over the threshold, else None."""
+    if len(text.split()) < MIN_WORDS:
+        return None
     current = model()
     score = current.score(text)
     return score if score >= current.threshold else None

@@ -192,8 +192,8 @@ def _looks_like_password(value: str) -> bool:
     value = value.strip("\"'`.,;)(")
     if len(value) < 6 or value.lower() in _COMMON or _PLACEHOLDER.match(value):
         return False
-    if re.fullmatch(r"[A-Za-z]+", value):
-        return False  # a plain word ("password: required") is prose, not a password
+    if "`" in value or not re.search(r"[0-9]|[^A-Za-z0-9_.\-]", value):
+        return False  # a word or an identifier ("password: required", "pass ``--cert``") is prose
     return _classes(value) >= 2
 
 
@@ -204,7 +204,7 @@ _PASSWORD_IN_PROSE = re.compile(
     re.IGNORECASE)
 _USER_SLASH_PASSWORD = re.compile(
     r"\b(?:login|log in|sign in|signin|credentials?|creds|user(?:name)?|account|admin|root)\b"
-    r"[^.\n]{0,40}?\b[\w.@+-]{2,}\s*(?:/|:|\|)\s*(?P<value>\S{6,})", re.IGNORECASE)
+    r"[^.\n]{0,40}?\b[\w.@+-]{2,}(?:\s*[/|]\s*|:(?=\S))(?P<value>\S{6,})", re.IGNORECASE)
 
 
 def _password_in_prose(text: str) -> bool:

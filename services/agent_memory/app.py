@@ -15,6 +15,7 @@ from libs import migrations
 from libs.embeddings import LocalEmbedder, build_embedder
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
+from services.agent_memory import safety
 from services.agent_memory.clock import Clock, SystemClock
 from services.agent_memory.index import VectorIndex
 from services.agent_memory.index.edge import EdgeIndex
@@ -71,6 +72,7 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
         await migrations.apply(repository.pool, "agent_memory", MIGRATIONS)
         if isinstance(embedder, LocalEmbedder):
             await embedder.warm_up()
+        safety.warm_up()
         projector = Projector(repository, index, embedder, clock,
                               batch=config.storage.projector_batch)
         memory = AgentMemory(repository, index, embedder, clock, projector)

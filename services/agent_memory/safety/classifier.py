@@ -1,0 +1,80 @@
+"""Layer 3: a small learned classifier for what the rules do not name.
+
+Logistic regression over hashed n-grams of the normalised text: words, word
+pairs and character 3- to 5-grams inside words, each present-or-absent, the
+vector scaled to unit length. Its weights (classifier.npz beside this file)
+were trained by tools/train_safety_classifier.py on the tuning set only;
+the threshold was chosen there from cross-validated scores. No model is
+downloaded, nothing is random: the same text always gets the same score.
+It judges texts of at least MIN_WORDS words; scoring a few hundred
+characters takes well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy
+
+from services.agent_memory.safety.normalise import normalise
+
+BUCKETS = 1 << 18
+# Prose only: keys and identifiers ("preference_concise_answers") have no spaces, and their
+# few n-grams are too little evidence; the rules still judge them.
+MIN_WORDS = 3
+# Long texts are scored on their head and tail: that is where a hijack sits, and it bounds the cost.
+HEAD, TAIL = 3000, 1000
+
+
+def features(text: str) -> numpy.ndarray:
+    """Sorted unique bucket indices of the text's n-grams."""
+    normal = normalise(text)
+    if len(normal) > HEAD + TAIL:
+        normal = normal[:HEAD] + " " + normal[-TAIL:]
+    words = normal.split()
+    grams = [f"w {w}" for w in words]
+    grams += [f"b {a} {b}" for a, b in zip(words, words[1:], strict=False)]
+    for word in words:
+        padded = f" {word} "
+        for n in (3, 4, 5):
+            grams += [padded[i:i + n] for i in range(len(padded) - n + 1)]
+    indices = {zlib.crc32(g.encode()) % BUCKETS for g in grams}
+    return numpy.fromiter(sorted(indices), dtype=numpy.int64, count=len(indices))
+
+
+@dataclass(frozen=True)
+class Model:
+    weights: numpy.ndarray
+    bias: float
+    threshold: float
+    cross_validated: tuple[float, float]  # on the tuning set: share of attacks caught, of benign flagged
+
+    def score(self, text: str) -> float:
+        indices = features(text)
+        if len(indices) == 0:
+            return 0.0
+        margin = float(self.weights[indices].sum()) / len(indices) ** 0.5 + self.bias
+        return 1.0 / (1.0 + numpy.exp(-margin))
+
+
+@functools.cache
+def model() -> Model:
+    """The committed weights, loaded once per process on first use."""
+    with resources.files(__package__).joinpath("classifier.npz").open("rb") as file:
+        data = numpy.load(file)
+        caught, flagged = data["cross_validated"]
+        return Model(weights=data["weights"].astype(numpy.float32), bias=float(data["bias"]),
+                     threshold=float(data["threshold"]),
+                     cross_validated=(float(caught), float(flagged)))
+
+
+def looks_like_injection(text: str) -> float | None:
+    """The classifier's score when it is over the threshold, else None."""
+    if len(text.split()) < MIN_WORDS:
+        return None
+    current = model()
+    score = current.score(text)
+    return score if score >= current.threshold else None

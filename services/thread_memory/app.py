@@ -15,6 +15,7 @@ from libs.journal_client import JournalReader
 from libs.model import chat_model
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
+from services.thread_memory.cached_summaries import CachedSummaries
 from services.thread_memory.context import ThreadContext
 from services.thread_memory.coordination import Coordination
 from services.thread_memory.counting import FeedCounter
@@ -74,8 +75,9 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
         memory=memory,
     )
     scheduler = Scheduler(summarization, workers=dependencies.workers)
-    counter = FeedCounter(journal, coordination, objects, scheduler)
-    servicer = ThreadMemoryServicer(ThreadContext(journal, SummaryStore(objects), coordination),
+    summaries = CachedSummaries(SummaryStore(objects), coordination)
+    counter = FeedCounter(journal, coordination, summaries, objects, scheduler)
+    servicer = ThreadMemoryServicer(ThreadContext(journal, summaries, coordination, scheduler),
                                     summarization)
     server = GrpcServer(config.server, [ServiceBinding(
         SERVICE_NAME,

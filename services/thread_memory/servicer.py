@@ -42,7 +42,7 @@ class ThreadMemoryServicer(pb_grpc.ThreadMemoryServiceServicer):
     async def Summarize(self, request: pb.SummarizeRequest, context) -> pb.SummarizeResponse:
         principal = parse_principal(request.principal)
         thread_id = require_id(request.thread_id, "thread_id")
-        outcome = await self._summarization.run(JobTarget(principal, thread_id))
+        outcome = await self._summarization.run(JobTarget(principal, thread_id), force=True)
         summary = outcome.summary or await self._context.summary(principal, thread_id)
         return pb.SummarizeResponse(summary=conversions.summary(summary),
                                     flushed_facts=outcome.flushed,

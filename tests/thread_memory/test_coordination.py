@@ -157,3 +157,19 @@ async def test_redis_never_holds_messages(thread_memory):
         await redis.aclose()
     assert kinds <= {"summary", "lock", "counters", "flushed"}
     assert {"summary", "counters"} <= kinds
+
+
+async def test_the_scheduler_reports_its_queue_depth(thread_memory, fake_model):
+    fake_model.delay_seconds = 0.5  # two workers: two jobs run, two wait
+    scheduler = thread_memory.service.scheduler
+    assert (scheduler.queue_depth, scheduler.running) == (0, 0)
+    for thread in ("a", "b", "c", "d"):
+        await thread_memory.journal.append(thread, [message(f"{thread}{i}") for i in range(50)])
+    seen = set()
+    while len(fake_model.chats("rolling summary")) < 4:
+        seen.add((scheduler.queue_depth, scheduler.running))
+        await asyncio.sleep(0.005)
+    assert (2, 2) in seen and max(depth for depth, _ in seen) == 2
+    await thread_memory.settle()
+    assert (scheduler.queue_depth, scheduler.running) == (0, 0)
+    assert len(fake_model.chats("rolling summary")) == 4

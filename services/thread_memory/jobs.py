@@ -218,16 +218,17 @@ class Scheduler:
     def schedule(self, target: JobTarget) -> None:
         if self._closing:
             return
-        key = target.key
-        self._targets.setdefault(key, target)
+        self._targets.setdefault(target.key, target)
         self._idle.clear()
-        if key in self._running:
-            self._again.add(key)
-        else:
-            self._enqueue(key)
+        self._enqueue(target.key)
 
     def _enqueue(self, key: ThreadKey) -> None:
-        if key in self._targets and key not in self._queued and not self._closing:
+        """Queue an outstanding job, or have it run again after the run in progress."""
+        if key not in self._targets or self._closing:
+            return
+        if key in self._running:
+            self._again.add(key)
+        elif key not in self._queued:
             self._queued.add(key)
             self._queue.put_nowait(key)
 

@@ -9,7 +9,7 @@ from redis.asyncio import Redis
 
 from libs.identity import Principal
 from libs.settings import Secret
-from services.thread_memory.jobs import JobTarget, Status
+from services.thread_memory.jobs import JobTarget, Outcome, Scheduler, Status
 from services.thread_memory.summaries import (
     LocalObjectStore,
     S3ObjectStore,
@@ -173,3 +173,43 @@ async def test_the_scheduler_reports_its_queue_depth(thread_memory, fake_model):
     await thread_memory.settle()
     assert (scheduler.queue_depth, scheduler.running) == (0, 0)
     assert len(fake_model.chats("rolling summary")) == 4
+
+
+class ScriptedJob:
+    """A job whose first run fails and whose later runs wait to be released."""
+
+    def __init__(self) -> None:
+        self.calls = self.running = self.most_at_once = 0
+        self.release = asyncio.Event()
+
+    async def run(self, target: JobTarget) -> Outcome:
+        self.calls += 1
+        self.running += 1
+        self.most_at_once = max(self.most_at_once, self.running)
+        try:
+            if self.calls == 1:
+                raise RuntimeError("object store down")
+            await self.release.wait()
+            return Outcome(Status.WRITTEN, None)
+        finally:
+            self.running -= 1
+
+
+async def test_a_retry_that_comes_due_while_the_thread_runs_waits_for_it():
+    job = ScriptedJob()
+    scheduler = Scheduler(job, workers=2, max_delay=0.2)
+    scheduler.start()
+    try:
+        target = JobTarget(OWNER, "t")
+        scheduler.schedule(target)
+        while job.calls < 1 or job.running:
+            await asyncio.sleep(0.01)  # the first run failed: a retry is due in 0.2 s
+        scheduler.schedule(target)  # a new message: the second run starts now and holds
+        await asyncio.sleep(0.4)  # the retry comes due meanwhile
+        assert (job.most_at_once, scheduler.running, scheduler.queue_depth) == (1, 1, 0)
+        job.release.set()
+        await asyncio.wait_for(scheduler.idle(), 5)
+        assert job.most_at_once == 1 and job.calls == 3  # the retry ran after, not beside
+        assert (scheduler.running, scheduler.queue_depth) == (0, 0)
+    finally:
+        await scheduler.close()

@@ -94,6 +94,12 @@ async def test_another_users_thread_summary_is_invisible(thread_memory):
     for stranger in (principal(user="bob"), principal()):
         reply = await thread_memory.context("private", who=stranger)
         assert not reply.HasField("summary") and list(reply.messages) == []
+        forced = await thread_memory.stub.Summarize(pb.SummarizeRequest(principal=stranger,
+                                                                        thread_id="private"))
+        assert not forced.summarized and not forced.HasField("summary")
+        read = await thread_memory.stub.GetSummary(pb.GetSummaryRequest(principal=stranger,
+                                                                        thread_id="private"))
+        assert not read.HasField("summary")
 
 
 async def test_offline_fallback_is_labelled(local_journal, redis_server, summary_store_env):

@@ -22,6 +22,7 @@ import json
 import logging
 
 from libs.feed import FeedFollower
+from libs.identity import Principal
 from libs.journal_client import JournalReader
 from services.thread_memory.cached_summaries import CachedSummaries
 from services.thread_memory.coordination import Coordination
@@ -119,7 +120,7 @@ class FeedCounter:
         if backlog is not None and backlog.over_threshold:
             self._schedule(event.shard, JobTarget(thread_owner, event.thread_id))
 
-    async def _measure(self, thread_owner, thread: ThreadKey) -> Backlog | None:
+    async def _measure(self, thread_owner: Principal, thread: ThreadKey) -> Backlog | None:
         end = await self._summaries.end(thread)
         stats = await self._journal.thread_stats(thread_owner, thread.thread_id, end)
         backlog = Backlog.measure(end, stats)

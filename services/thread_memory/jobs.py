@@ -108,31 +108,19 @@ class Summarization:
         covered = previous.last_message_offset if previous else 0
         stats = await self._journal.thread_stats(target.principal, target.thread_id, covered)
         backlog = Backlog.measure(covered, stats)
-        if backlog is None:
+        if backlog is None:  # never written, purged, or not the caller's to read
             return Outcome(Status.UP_TO_DATE, previous)
         if backlog.messages == 0 or not (force or backlog.over_threshold):
             await self._coordination.remember(target.key, backlog)
             status = Status.UP_TO_DATE if backlog.messages == 0 else Status.BELOW_THRESHOLD
             return Outcome(status, previous)
-        thread_owner = owner(stats.owner)
         messages = await self._journal.between(target.principal, target.thread_id, covered,
                                                backlog.last_offset)
         if not messages:  # purged since the stats were read
             return Outcome(Status.UP_TO_DATE, previous)
+        thread_owner = owner(stats.owner)
         flushed = await self._flush(target, thread_owner, messages)
-        content = await self._summarizer.summarize(previous.content if previous else None,
-                                                   messages)
-        summary = Summary(
-            version=(previous.version if previous else 0) + 1,
-            timestamp=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-            last_message_offset=messages[-1].offset,
-            last_message_id=messages[-1].id,
-            content=content,
-            token_count=tokens.count_tokens(content),
-            message_count=(previous.message_count if previous else 0) + len(messages),
-            generator=self._summarizer.generator,
-            owner_user_id=thread_owner.user_id,
-        )
+        summary = await self._next(previous, messages, thread_owner.user_id)
         try:
             await self._summaries.write(target.key, summary, expected=etag)
         except WriteConflict:
@@ -145,6 +133,23 @@ class Summarization:
         logger.info("summary v%d of thread %s covers offsets 1-%d (%s)", summary.version,
                     target.thread_id, end, summary.generator)
         return Outcome(Status.WRITTEN, summary, flushed)
+
+    async def _next(self, previous: Summary | None, messages,
+                    owner_user_id: str | None) -> Summary:
+        """The progressive summary: the previous one plus only the newer messages."""
+        content = await self._summarizer.summarize(previous.content if previous else None,
+                                                   messages)
+        return Summary(
+            version=(previous.version if previous else 0) + 1,
+            timestamp=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+            last_message_offset=messages[-1].offset,
+            last_message_id=messages[-1].id,
+            content=content,
+            token_count=tokens.count_tokens(content),
+            message_count=(previous.message_count if previous else 0) + len(messages),
+            generator=self._summarizer.generator,
+            owner_user_id=owner_user_id,
+        )
 
     async def _flush(self, target: JobTarget, thread_owner: Principal, messages) -> int:
         """Pre-compaction flush; best effort, and only with Memory bound."""

@@ -2,8 +2,12 @@
 their own process, on the embedded stack.
 
 GetThreadContext p50/p99 with a summary present, at 1 and 50 concurrent
-clients (target: p50 <= 5 ms); summarization jobs per second with the offline
-summarizer (jobs of 50 messages each, through the Summarize RPC, 8 at a time).
+clients (target: p50 <= 5 ms), and at 1 client on a thread whose window does
+not reach its summary (the read then consults the counters); summarization
+jobs per second with the offline summarizer (jobs of 50 messages each, through
+the Summarize RPC, 8 at a time); and how fast a second thread-memory process,
+started with Redis empty, counts a feed it has never seen (every thread's
+counters measured from the journal once).
 
     python -m bench.thread_memory_bench [--seconds 5] [--threads 100]
 """
@@ -20,8 +24,10 @@ import time
 from pathlib import Path
 
 import uvloop
+from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as pb_grpc
+from redis.asyncio import Redis
 
 from libs import clients
 from libs.healthcheck import is_serving
@@ -47,10 +53,11 @@ async def start(name: str, env: dict[str, str], port: int) -> subprocess.Popen:
     return process
 
 
-async def context_load(stub, concurrency: int, seconds: float) -> tuple[int, float, float]:
+async def context_load(stub, concurrency: int, seconds: float,
+                       thread: str = "busy") -> tuple[int, float, float]:
     latencies: list[float] = []
     stop_at = time.monotonic() + seconds
-    request = pb.GetThreadContextRequest(principal=principal(), thread_id="busy")
+    request = pb.GetThreadContextRequest(principal=principal(), thread_id=thread)
 
     async def worker() -> None:
         while time.monotonic() < stop_at:
@@ -63,6 +70,36 @@ async def context_load(stub, concurrency: int, seconds: float) -> tuple[int, flo
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     rate = len(latencies) / (time.monotonic() - started)
     return int(rate), percentile(latencies, 0.5), percentile(latencies, 0.99)
+
+
+async def feed_catch_up(journal: JournalClient, workdir: Path, journal_port: int,
+                        common: dict[str, str], processes: list, threads: int) -> None:
+    """A fresh process with an empty Redis follows the whole feed from the start."""
+    for t in range(threads):
+        await journal.append(f"feed-{t}", [message(f"m{i}", f"Short note {i}.")
+                                           for i in range(40)])
+    durable = max((await journal.stub.DescribeShards(journal_pb.DescribeShardsRequest()))
+                  .shards, key=lambda s: s.durable_sequence)
+    redis = EmbeddedRedis(workdir / "redis-feed", free_port()).start()
+    port = free_port()
+    last = Redis.from_url(redis.url)  # the feed is in order: the last thread is counted last
+    try:
+        started = time.monotonic()
+        processes.append(await start("thread_memory", {
+            **common, "THREAD_MEMORY_PORT": str(port),
+            "THREAD_MEMORY_JOURNAL_ADDRESS": f"127.0.0.1:{journal_port}",
+            "THREAD_MEMORY_AGENT_MEMORY_ADDRESS": "", "THREAD_MEMORY_REDIS_URL": redis.url,
+            "THREAD_MEMORY_LOCAL_PATH": str(workdir / "feed-summaries"), "MODEL_BASE_URL": ""},
+            port))
+        while await last.hget(f"tm:counters:acme/helper/feed-{threads - 1}", "through") != b"40":
+            await asyncio.sleep(0.05)
+        elapsed = time.monotonic() - started
+        print(f"feed counted from scratch (Redis empty): {durable.durable_sequence / elapsed:.0f}"
+              f" messages/s   ({durable.durable_sequence} messages in {2 * threads + 2} "
+              f"threads, {elapsed:.2f} s including start-up)", flush=True)
+    finally:
+        await last.aclose()
+        redis.stop()
 
 
 async def main(seconds: float, threads: int) -> None:
@@ -92,6 +129,12 @@ async def main(seconds: float, threads: int) -> None:
                 rate, p50, p99 = await context_load(stub, concurrency, seconds)
                 print(f"GetThreadContext clients={concurrency:<3} {rate:6d}/s   p50 {p50:6.2f} ms"
                       f"   p99 {p99:6.2f} ms", flush=True)
+            await journal.append("gap", [message(f"m{i}", f"Message {i}.") for i in range(30)])
+            await stub.Summarize(pb.SummarizeRequest(principal=principal(), thread_id="gap"))
+            await journal.append("gap", [message(f"n{i}", f"Message {i}.") for i in range(30)])
+            rate, p50, p99 = await context_load(stub, 1, seconds, "gap")
+            print(f"GetThreadContext with a gap   {rate:6d}/s   p50 {p50:6.2f} ms"
+                  f"   p99 {p99:6.2f} ms", flush=True)
 
             for t in range(threads):
                 await journal.append(f"job-{t}", [message(f"m{i}", f"Point {i} of thread {t}. "
@@ -109,6 +152,7 @@ async def main(seconds: float, threads: int) -> None:
             elapsed = time.monotonic() - started
             print(f"summarization jobs (offline, 50 messages each): {threads / elapsed:.1f} jobs/s"
                   f"   ({threads} jobs in {elapsed:.2f} s)", flush=True)
+            await feed_catch_up(journal, workdir, journal_port, common, processes, threads)
     finally:
         for process in reversed(processes):
             process.terminate()

@@ -33,11 +33,12 @@ class JournalReader:
                 principal=principal.to_proto(), thread_id=thread_id, limit=limit))
         return list(reply.messages)
 
-    async def last_offset(self, principal: Principal, thread_id: str) -> int:
+    async def thread_stats(self, principal: Principal, thread_id: str,
+                           after_offset: int = 0) -> journal_pb.GetThreadStatsResponse:
+        """Length, tokens and owner of a thread, and what it holds after ``after_offset``."""
         async with upstream("journal"):
-            reply = await self._stub.GetThreadStats(journal_pb.GetThreadStatsRequest(
-                principal=principal.to_proto(), thread_id=thread_id))
-        return reply.last_offset
+            return await self._stub.GetThreadStats(journal_pb.GetThreadStatsRequest(
+                principal=principal.to_proto(), thread_id=thread_id, after_offset=after_offset))
 
     async def between(self, principal: Principal, thread_id: str, after: int,
                       through: int) -> list[message_pb2.Message]:

@@ -8,7 +8,7 @@ from agentmemory.journal.v1 import journal_service_pb2 as pb
 from libs import page_tokens
 from libs.errors import InvalidArgument
 from libs.identity import require_id
-from services.journal.shard import AppendResult, FeedEvent, Shard, ThreadState
+from services.journal.shard import AppendResult, FeedEvent, Shard, ThreadStats
 from services.journal.tool_calls import Page, ToolCallRecord
 
 
@@ -42,13 +42,28 @@ def range_page_token(thread_id: str, next_offset: int | None) -> str:
     return "" if next_offset is None else page_tokens.encode(thread=thread_id, next=next_offset)
 
 
-def stats_response(state: ThreadState | None) -> pb.GetThreadStatsResponse:
-    if state is None:
+def stats_after(request: pb.GetThreadStatsRequest) -> int:
+    if request.after_offset < 0:
+        raise InvalidArgument("after_offset", "must not be negative")
+    return request.after_offset
+
+
+def stats_response(stats: ThreadStats | None) -> pb.GetThreadStatsResponse:
+    if stats is None:
         return pb.GetThreadStatsResponse()
+    state = stats.state
     return pb.GetThreadStatsResponse(
         message_count=state.message_count,
         last_offset=state.message_count,
         token_count=state.token_count,
+        messages_after=stats.messages_after,
+        tokens_after=stats.tokens_after,
+        owner=principal_pb2.Principal(
+            account_id=stats.thread.account_id,
+            agent_id=stats.thread.agent_id,
+            user_id=state.owner_user or "",
+            environment=state.environment,
+        ),
     )
 
 

@@ -15,7 +15,7 @@ from services.journal import uniffi_speedup
 from services.journal.keys import ThreadRef
 from services.journal.object_store import build_object_store
 from services.journal.settings import ShardSettings, StoreSettings
-from services.journal.shard import AppendResult, Shard, ThreadState, ToolCallLocation
+from services.journal.shard import AppendResult, Shard, ThreadStats, ToolCallLocation
 from services.journal.tool_calls import ToolCallRecord, merge_result
 from services.journal.validation import PreparedMessage
 
@@ -95,9 +95,10 @@ class Journal:
         thread = _thread(principal, thread_id)
         return await self._shard_for(thread).purge(thread, principal.user_id)
 
-    async def thread_stats(self, principal: Principal, thread_id: str) -> ThreadState | None:
+    async def thread_stats(self, principal: Principal, thread_id: str,
+                           after_offset: int = 0) -> ThreadStats | None:
         thread = _thread(principal, thread_id)
-        return await self._shard_for(thread).thread_state(thread, principal.user_id)
+        return await self._shard_for(thread).thread_stats(thread, principal.user_id, after_offset)
 
     async def tool_call(
         self, principal: Principal, tool_call_id: str, thread_id: str | None

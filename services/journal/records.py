@@ -47,6 +47,16 @@ class ThreadState:
 
 
 @dataclass(frozen=True)
+class ThreadStats:
+    """A thread's state, and what it holds after a given offset."""
+
+    thread: ThreadRef
+    state: ThreadState
+    messages_after: int
+    tokens_after: int
+
+
+@dataclass(frozen=True)
 class AppendResult:
     message_id: str
     offset: int

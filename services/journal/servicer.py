@@ -73,7 +73,9 @@ class JournalServicer(pb_grpc.JournalServiceServicer):
     ) -> pb.GetThreadStatsResponse:
         principal = parse_principal(request.principal)
         thread_id = require_id(request.thread_id, "thread_id")
-        return conversions.stats_response(await self._journal.thread_stats(principal, thread_id))
+        after = conversions.stats_after(request)
+        return conversions.stats_response(
+            await self._journal.thread_stats(principal, thread_id, after))
 
     async def Subscribe(self, request: pb.SubscribeRequest, context):
         shard = self._journal.shard(request.shard)

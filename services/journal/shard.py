@@ -48,6 +48,7 @@ from services.journal.records import (
     FeedEntry,
     FeedEvent,
     ThreadState,
+    ThreadStats,
     ToolCallLocation,
 )
 from services.journal.validation import PreparedMessage
@@ -251,6 +252,32 @@ class Shard:
             return None
         state = ThreadState.decode(raw)
         return state if state.visible_to(user_id) else None
+
+    async def thread_stats(self, thread: ThreadRef, user_id: str | None,
+                           after_offset: int) -> ThreadStats | None:
+        """The thread's state, and its messages and tokens after ``after_offset``."""
+        state = await self.thread_state(thread, user_id)
+        if state is None:
+            return None
+        count = state.message_count
+        after = min(max(after_offset, 0), count)
+        return ThreadStats(thread, state, count - after,
+                           await self._tokens_after(thread, state, after))
+
+    async def _tokens_after(self, thread: ThreadRef, state: ThreadState, after: int) -> int:
+        """Messages never change once written and the state's total is their sum, so
+        only the shorter side of the thread is read: the tail, or the head."""
+        count = state.message_count
+        if after == 0:
+            return state.token_count
+        if after == count:
+            return 0
+        if count - after <= after:
+            tail = await self._scan(keys.message(thread, after + 1), keys.message(thread, count + 1),
+                                    count - after)
+            return sum(_message(raw).token_count for _, raw in tail)
+        head = await self._scan(keys.message(thread, 1), keys.message(thread, after + 1), after)
+        return state.token_count - sum(_message(raw).token_count for _, raw in head)
 
     async def _visible(self, thread: ThreadRef, user_id: str | None) -> bool:
         """Whether the caller may read the thread. A thread's owner never changes, so

@@ -8,12 +8,16 @@ Modules:
 - ``window``: the window-size rule;
 - ``summaries``: the summary object and its stores (local directory, S3) with
   compare-and-set writes;
-- ``coordination``: every Redis key (cache, lock, counters, guard, claims);
-- ``upstreams``: the journal and agent-memory clients;
+- ``thresholds``: when a summary is due (2,000 tokens or 50 messages since the
+  last one), decided from durable state;
+- ``coordination``: every Redis key (cache, lock, counters, flush guard), all of
+  them a cache or short-lived coordination;
+- ``cached_summaries``: the current summary, from the cache or the store;
+- ``upstreams``: the agent-memory client;
 - ``summarizer``, ``facts``: the model-backed and offline summarizer and fact
   extractor, with their versioned prompts in ``prompts/``;
 - ``jobs``: the summarization job and its scheduler;
 - ``counting``: follows the journal's change feed and counts toward thresholds;
-- ``context``: GetThreadContext;
+- ``context``: GetThreadContext (and its safety net for a lost job);
 - ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring.
 """

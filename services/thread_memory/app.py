@@ -15,6 +15,7 @@ from libs.journal_client import JournalReader
 from libs.model import chat_model
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
+from services.thread_memory.cached_summaries import CachedSummaries
 from services.thread_memory.context import ThreadContext
 from services.thread_memory.coordination import Coordination
 from services.thread_memory.counting import FeedCounter
@@ -53,55 +54,61 @@ class Running:
 
 @contextlib.asynccontextmanager
 async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
-    tracing = Tracing(config.process.tracing, "thread_memory")
+    """Everything built is released in reverse order, also when a later step fails:
+    the server stops first, then the feed (which saves its cursor and the jobs it
+    leaves outstanding), then the running jobs, then the clients."""
     dependencies = config.dependencies
-    model = chat_model(config.model)
-    if model is None:
-        logger.warning("no model configured (MODEL_BASE_URL): summaries and flushed facts use "
-                       "the labelled offline fallback (%s)", OfflineSummarizer.generator)
-    objects = build_object_store(config.store)
-    coordination = Coordination.connect(dependencies.redis_url)
     token = config.process.internal.token
-    journal = JournalReader(dependencies.journal_address, internal_token=token,
-                            interceptors=tracing.client_interceptors())
-    memory = (AgentMemoryWriter(dependencies.agent_memory_address, internal_token=token,
+    async with contextlib.AsyncExitStack() as stack:
+        tracing = Tracing(config.process.tracing, "thread_memory")
+        stack.callback(tracing.close)
+        model = chat_model(config.model)
+        if model is None:
+            logger.warning("no model configured (MODEL_BASE_URL): summaries and flushed facts "
+                           "use the labelled offline fallback (%s)", OfflineSummarizer.generator)
+        else:
+            stack.push_async_callback(model.close)
+        objects = build_object_store(config.store)
+        stack.push_async_callback(objects.close)
+        coordination = Coordination.connect(dependencies.redis_url)
+        stack.push_async_callback(coordination.close)
+        journal = JournalReader(dependencies.journal_address, internal_token=token,
                                 interceptors=tracing.client_interceptors())
-              if dependencies.agent_memory_address else None)
-    summarization = Summarization(
-        journal=journal, summaries=SummaryStore(objects), coordination=coordination,
-        summarizer=ModelSummarizer(model) if model else OfflineSummarizer(),
-        facts=ModelFactExtractor(model) if model else OfflineFactExtractor(),
-        memory=memory,
-    )
-    scheduler = Scheduler(summarization, workers=dependencies.workers)
-    counter = FeedCounter(journal, coordination, objects, scheduler)
-    servicer = ThreadMemoryServicer(ThreadContext(journal, SummaryStore(objects), coordination),
-                                    summarization)
-    server = GrpcServer(config.server, [ServiceBinding(
-        SERVICE_NAME,
-        lambda s: thread_memory_service_pb2_grpc.add_ThreadMemoryServiceServicer_to_server(
-            servicer, s),
-    )], tracing=tracing, internal_token=config.process.internal.token)
-    tasks: list[asyncio.Task] = []
-    try:
-        await server.start()
+        stack.push_async_callback(journal.close)
+        memory = None
+        if dependencies.agent_memory_address:
+            memory = AgentMemoryWriter(dependencies.agent_memory_address, internal_token=token,
+                                       interceptors=tracing.client_interceptors())
+            stack.push_async_callback(memory.close)
+        summarization = Summarization(
+            journal=journal, summaries=SummaryStore(objects), coordination=coordination,
+            summarizer=ModelSummarizer(model) if model else OfflineSummarizer(),
+            facts=ModelFactExtractor(model) if model else OfflineFactExtractor(),
+            memory=memory,
+        )
+        scheduler = Scheduler(summarization, workers=dependencies.workers)
+        summaries = CachedSummaries(SummaryStore(objects), coordination)
+        counter = FeedCounter(journal, coordination, summaries, objects, scheduler)
+        servicer = ThreadMemoryServicer(
+            ThreadContext(journal, summaries, coordination, scheduler), summarization)
         scheduler.start()
+        stack.push_async_callback(scheduler.close)
         if dependencies.follow_feed:
-            tasks.append(asyncio.create_task(counter.run_forever()))
+            stack.push_async_callback(_stop_following, counter,
+                                      asyncio.create_task(counter.run_forever()))
+        server = GrpcServer(config.server, [ServiceBinding(
+            SERVICE_NAME,
+            lambda s: thread_memory_service_pb2_grpc.add_ThreadMemoryServiceServicer_to_server(
+                servicer, s),
+        )], tracing=tracing, internal_token=token)
+        await server.start()
+        stack.push_async_callback(server.stop)
         yield Running(server, scheduler, counter, coordination, objects, summarization)
-    finally:
-        await server.stop()
-        counter.stop()
-        await asyncio.wait(tasks, timeout=10)
-        await scheduler.close()
-        await journal.close()
-        if memory is not None:
-            await memory.close()
-        if model is not None:
-            await model.close()
-        await coordination.close()
-        await objects.close()
-        tracing.close()
+
+
+async def _stop_following(counter: FeedCounter, task: asyncio.Task) -> None:
+    counter.stop()
+    await asyncio.wait({task}, timeout=10)
 
 
 async def serve(config: ThreadMemoryConfig) -> None:

@@ -1,62 +1,76 @@
-"""Every Redis key thread memory uses. Redis holds no messages.
+"""Every Redis key thread memory uses. Redis holds no messages, and it is only a
+cache: everything here is derived from the journal and the object store, or is
+short-lived coordination, so wiping Redis at any moment changes no context and
+loses no summary.
 
-    tm:summary:{thread}        the cached summary (one hour)
-    tm:lock:{thread}           the summarization lock (a token, with a TTL)
-    tm:counters:{thread}       the two threshold counters: tokens and messages
-                               since the last summary
-    tm:flushed:{thread}        the flush-and-summarize guard: the last offset the
-                               pre-compaction flush has covered, so a retried
-                               job never flushes the same messages twice
-    tm:claim:{thread}:{offset} the per-message side-effect claim: a message
-                               counts once, however often the feed delivers it
+    tm:summary:{thread}   the cached summary (one hour)
+    tm:lock:{thread}      the summarization lock (a token, five minutes)
+    tm:counters:{thread}  the two threshold counters, as a hash: ``since`` (the
+                          summary's last offset), ``through`` (the last offset
+                          counted) and ``tokens`` (tokens in between); messages
+                          since the summary are ``through - since``. ``through``
+                          is also the per-message side-effect claim: a message
+                          at or below it has been counted and never counts again
+    tm:flushed:{thread}   the flush-and-summarize guard: the last offset the
+                          pre-compaction flush has covered, so a retried job
+                          never flushes the same messages twice
 
-``{thread}`` is ``account/agent/thread`` ("/" never appears in an id). All of
-it is derived or coordination state: wiping Redis changes no context.
+``{thread}`` is ``account/agent/thread`` ("/" never appears in an id). Every
+key expires: an abandoned thread (deleted, say) leaves nothing behind for good.
+The counters are rebuilt from the journal whenever they are missing (wiped,
+expired, evicted) or do not reach the message being counted, and a restored older
+copy can only overstate them: they never understate, so a needed summary is
+never skipped (see ``thresholds``).
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Sequence
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from libs.errors import Unavailable
 from services.thread_memory.summaries import Summary, ThreadKey
+from services.thread_memory.thresholds import Backlog
 
 logger = logging.getLogger(__name__)
 
 SUMMARY_CACHE_SECONDS = 3600
-CLAIM_SECONDS = 7 * 24 * 3600
+KEY_SECONDS = 7 * 24 * 3600  # counters and flush guard: a week after the thread's last message
+KINDS = ("summary", "lock", "counters", "flushed")
 
-# Claim a message and count it, atomically: a redelivered message counts once.
+# Count one message if it is the next one after ``through``; a message at or below
+# it was counted before. Answers the counters, or nothing when they are missing or
+# do not reach the message (the caller rebuilds them from the journal).
 _COUNT = """
-if redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[2]) then
-  local tokens = redis.call('HINCRBY', KEYS[1], 'tokens', ARGV[1])
-  local messages = redis.call('HINCRBY', KEYS[1], 'messages', 1)
-  return {tokens, messages}
+local state = redis.call('HMGET', KEYS[1], 'since', 'through', 'tokens')
+if not state[1] or not state[2] or not state[3] then return false end
+local through, offset = tonumber(state[2]), tonumber(ARGV[1])
+if offset > through + 1 then return false end
+local tokens = tonumber(state[3])
+if offset == through + 1 then
+  tokens = redis.call('HINCRBY', KEYS[1], 'tokens', ARGV[2])
+  redis.call('HSET', KEYS[1], 'through', offset)
+  through = offset
 end
-return false
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return {tonumber(state[1]), through, tokens}
 """
 
-# After a summary covered some messages: those already counted stop counting;
-# those not yet delivered are claimed so they never will.
-_SETTLE = """
-local tokens, messages = 0, 0
-for i = 1, #ARGV - 1, 2 do
-  local claim = KEYS[2] .. ARGV[i]
-  if not redis.call('SET', claim, '1', 'NX', 'EX', ARGV[#ARGV]) then
-    tokens = tokens + tonumber(ARGV[i + 1])
-    messages = messages + 1
-  end
+# Store counters measured from durable state, unless these already counted further:
+# then the measure is older than they are, and dropping them makes the next
+# message measure again.
+_REMEMBER = """
+local through = redis.call('HGET', KEYS[1], 'through')
+if through and tonumber(through) > tonumber(ARGV[2]) then
+  redis.call('DEL', KEYS[1])
+  return 0
 end
-local left_tokens = redis.call('HINCRBY', KEYS[1], 'tokens', -tokens)
-local left_messages = redis.call('HINCRBY', KEYS[1], 'messages', -messages)
-if left_tokens < 0 then redis.call('HSET', KEYS[1], 'tokens', 0) end
-if left_messages < 0 then redis.call('HSET', KEYS[1], 'messages', 0) end
-return {math.max(left_tokens, 0), math.max(left_messages, 0)}
+redis.call('HSET', KEYS[1], 'since', ARGV[1], 'through', ARGV[2], 'tokens', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return 1
 """
 
 _RELEASE = """
@@ -65,15 +79,15 @@ return 0
 """
 
 
-def _id(thread: ThreadKey) -> str:
-    return f"{thread.account_id}/{thread.agent_id}/{thread.thread_id}"
+def _key(kind: str, thread: ThreadKey) -> str:
+    return f"tm:{kind}:{thread.account_id}/{thread.agent_id}/{thread.thread_id}"
 
 
 class Coordination:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
         self._count = redis.register_script(_COUNT)
-        self._settle = redis.register_script(_SETTLE)
+        self._remember = redis.register_script(_REMEMBER)
         self._release = redis.register_script(_RELEASE)
 
     @classmethod
@@ -87,7 +101,7 @@ class Coordination:
 
     async def cached_summary(self, thread: ThreadKey) -> Summary | None:
         try:
-            raw = await self._redis.get(f"tm:summary:{_id(thread)}")
+            raw = await self._redis.get(_key("summary", thread))
         except RedisError as exc:
             logger.warning("summary cache unavailable, reading the store: %s", exc)
             return None
@@ -95,7 +109,7 @@ class Coordination:
 
     async def cache_summary(self, thread: ThreadKey, summary: Summary) -> None:
         try:
-            await self._redis.set(f"tm:summary:{_id(thread)}", summary.encode(),
+            await self._redis.set(_key("summary", thread), summary.encode(),
                                   ex=SUMMARY_CACHE_SECONDS)
         except RedisError as exc:
             logger.warning("could not cache the summary: %s", exc)
@@ -105,51 +119,47 @@ class Coordination:
     async def acquire(self, thread: ThreadKey, ttl_seconds: float) -> str | None:
         token = secrets.token_hex(16)
         taken = await self._guarded(self._redis.set(
-            f"tm:lock:{_id(thread)}", token, nx=True, px=int(ttl_seconds * 1000)))
+            _key("lock", thread), token, nx=True, px=int(ttl_seconds * 1000)))
         return token if taken else None
 
     async def release(self, thread: ThreadKey, token: str) -> None:
-        await self._guarded(self._release(keys=[f"tm:lock:{_id(thread)}"], args=[token]))
+        await self._guarded(self._release(keys=[_key("lock", thread)], args=[token]))
 
-    # -- counters and claims -----------------------------------------------------
+    # -- the threshold counters ----------------------------------------------------
 
-    async def count(self, thread: ThreadKey, offset: int, tokens: int) -> tuple[int, int] | None:
-        """Count one message; None if it was already counted."""
-        result = await self._guarded(self._count(
-            keys=[f"tm:counters:{_id(thread)}", f"tm:claim:{_id(thread)}:{offset}"],
-            args=[tokens, CLAIM_SECONDS]))
-        return None if not result else (int(result[0]), int(result[1]))
+    async def count(self, thread: ThreadKey, offset: int, tokens: int) -> Backlog | None:
+        """Count one message (once, however often it is delivered) and answer the
+        counters; None when they must be measured again from durable state."""
+        result = await self._guarded(self._count(keys=[_key("counters", thread)],
+                                                 args=[offset, tokens, KEY_SECONDS]))
+        return Backlog(*(int(v) for v in result)) if result else None
 
-    async def counters(self, thread: ThreadKey) -> tuple[int, int]:
-        values = await self._guarded(self._redis.hmget(
-            f"tm:counters:{_id(thread)}", ["tokens", "messages"]))
-        return int(values[0] or 0), int(values[1] or 0)
+    async def counters(self, thread: ThreadKey) -> Backlog | None:
+        since, through, tokens = await self._guarded(self._redis.hmget(
+            _key("counters", thread), ["since", "through", "tokens"]))
+        if since is None or through is None or tokens is None:
+            return None
+        return Backlog(int(since), int(through), int(tokens))
 
-    async def settle(self, thread: ThreadKey,
-                     covered: Sequence[tuple[int, int]]) -> tuple[int, int]:
-        """Take summarized messages ``(offset, tokens)`` out of the counters."""
-        args: list[int] = [value for pair in covered for value in pair]
-        result = await self._guarded(self._settle(
-            keys=[f"tm:counters:{_id(thread)}", f"tm:claim:{_id(thread)}:"],
-            args=[*args, CLAIM_SECONDS]))
-        return int(result[0]), int(result[1])
+    async def remember(self, thread: ThreadKey, backlog: Backlog) -> None:
+        """Store counters measured from durable state (see ``_REMEMBER``)."""
+        await self._guarded(self._remember(
+            keys=[_key("counters", thread)],
+            args=[backlog.summary_end, backlog.last_offset, backlog.tokens, KEY_SECONDS]))
 
     # -- the flush-and-summarize guard --------------------------------------------
 
     async def flushed_through(self, thread: ThreadKey) -> int:
-        value = await self._guarded(self._redis.get(f"tm:flushed:{_id(thread)}"))
+        value = await self._guarded(self._redis.get(_key("flushed", thread)))
         return int(value or 0)
 
     async def mark_flushed(self, thread: ThreadKey, offset: int) -> None:
-        await self._guarded(self._redis.set(f"tm:flushed:{_id(thread)}", offset,
-                                            ex=CLAIM_SECONDS))
+        await self._guarded(self._redis.set(_key("flushed", thread), offset, ex=KEY_SECONDS))
 
     async def purge(self, thread: ThreadKey) -> int:
-        """Delete every key of the thread (for an explicit purge)."""
-        keys = [f"tm:{kind}:{_id(thread)}" for kind in ("summary", "lock", "counters", "flushed")]
-        async for key in self._redis.scan_iter(match=f"tm:claim:{_id(thread)}:*", count=1000):
-            keys.append(key)
-        return await self._guarded(self._redis.delete(*keys))
+        """Delete the thread's keys, named exactly: never a pattern, which would also
+        match the keys of threads whose id starts with this one's."""
+        return await self._guarded(self._redis.delete(*(_key(kind, thread) for kind in KINDS)))
 
     @staticmethod
     async def _guarded(operation):

@@ -1,10 +1,19 @@
 """Counting toward the summary thresholds, from the journal's change feed.
 
 Each shard's feed is followed (libs.feed) from a cursor kept in the object
-store, so a restart resumes where it stopped; each message is claimed once in Redis and
-adds its tokens and one message to its thread's counters. A thread that
-reaches 2,000 tokens or 50 messages since its last summary gets a background
-summarization job; nothing of this runs in a request path.
+store, so a restart resumes where it stopped. Each message adds its tokens and
+one message to its thread's counters in Redis, once however often it is
+delivered. When the counters are missing (Redis wiped, restarted or evicted) or
+do not reach the message, they are measured again from durable state: the
+summary's last offset and the journal's stats after it. A thread at 2,000
+tokens or 50 messages since its last summary gets a background job, which
+checks the same durable state before it writes; nothing of this runs in a
+request path.
+
+The jobs the feed scheduled and that have not finished are saved with the
+cursor, so an instance stopped (or killed) with jobs queued, running or waiting
+for a retry leaves them to the next one: the feed never passes a message whose
+job could then be forgotten.
 """
 
 from __future__ import annotations
@@ -13,25 +22,22 @@ import json
 import logging
 
 from libs.feed import FeedFollower
+from libs.identity import Principal
 from libs.journal_client import JournalReader
+from services.thread_memory.cached_summaries import CachedSummaries
 from services.thread_memory.coordination import Coordination
 from services.thread_memory.jobs import JobTarget, Scheduler
 from services.thread_memory.summaries import ObjectStore, ThreadKey, WriteConflict
+from services.thread_memory.thresholds import Backlog
 from services.thread_memory.upstreams import owner
 
 logger = logging.getLogger(__name__)
 
-TOKEN_THRESHOLD = 2000
-MESSAGE_THRESHOLD = 50
-
-
-def over_threshold(tokens: int, messages: int) -> bool:
-    return tokens >= TOKEN_THRESHOLD or messages >= MESSAGE_THRESHOLD
-
 
 class ObjectStoreCursors:
-    """Feed positions in the object store, one object per shard, written compare-and-set
-    (when replicas race, the furthest position wins)."""
+    """Feed positions in the object store, one object per shard with the jobs left
+    outstanding, written compare-and-set (when replicas race, the furthest position
+    wins)."""
 
     def __init__(self, objects: ObjectStore) -> None:
         self._objects = objects
@@ -41,18 +47,22 @@ class ObjectStoreCursors:
     def _path(shard: int) -> str:
         return f"consumers/thread_memory/shard-{shard:04d}.json"
 
-    async def load(self, shard: int) -> int:
+    async def load(self, shard: int) -> tuple[int, list[JobTarget]]:
         stored = await self._objects.get(self._path(shard))
         self._etags[shard] = stored.etag if stored else None
-        return json.loads(stored.data)["after_sequence"] if stored else 0
+        if stored is None:
+            return 0, []
+        data = json.loads(stored.data)
+        return data["after_sequence"], [JobTarget.decode(t) for t in data.get("pending", [])]
 
-    async def save(self, shard: int, position: int) -> None:
-        data = json.dumps({"after_sequence": position}).encode()
+    async def save(self, shard: int, position: int, pending: list[JobTarget]) -> None:
+        data = json.dumps({"after_sequence": position,
+                           "pending": [target.encode() for target in pending]}).encode()
         try:
             self._etags[shard] = await self._objects.put(self._path(shard), data,
                                                          expected=self._etags.get(shard))
         except WriteConflict:
-            theirs = await self.load(shard)
+            theirs, _ = await self.load(shard)
             if theirs < position:
                 self._etags[shard] = await self._objects.put(self._path(shard), data,
                                                              expected=self._etags[shard])
@@ -60,11 +70,14 @@ class ObjectStoreCursors:
 
 class FeedCounter:
     def __init__(self, journal: JournalReader, coordination: Coordination,
-                 objects: ObjectStore, scheduler: Scheduler) -> None:
+                 summaries: CachedSummaries, objects: ObjectStore, scheduler: Scheduler) -> None:
+        self._journal = journal
         self._coordination = coordination
+        self._summaries = summaries
         self._scheduler = scheduler
-        self.follower = FeedFollower(journal, ObjectStoreCursors(objects), self._count_all,
-                                     name="thread memory")
+        self._cursors = ObjectStoreCursors(objects)
+        self._scheduled: dict[ThreadKey, tuple[int, JobTarget]] = {}  # by shard
+        self.follower = FeedFollower(journal, self, self._count_all, name="thread memory")
 
     async def run_forever(self) -> None:
         await self.follower.run_forever()
@@ -72,13 +85,49 @@ class FeedCounter:
     def stop(self) -> None:
         self.follower.stop()
 
+    # -- the follower's cursor store: a position, and the jobs still outstanding ----
+
+    async def load(self, shard: int) -> int:
+        position, pending = await self._cursors.load(shard)
+        for target in pending:
+            self._schedule(shard, target)
+        if pending:
+            logger.info("resuming %d summarization jobs left outstanding on shard %d",
+                        len(pending), shard)
+        return position
+
+    async def save(self, shard: int, position: int) -> None:
+        finished = [k for k in self._scheduled if not self._scheduler.outstanding(k)]
+        for key in finished:
+            del self._scheduled[key]
+        pending = [target for s, target in self._scheduled.values() if s == shard]
+        await self._cursors.save(shard, position, pending)
+
+    # -- counting ---------------------------------------------------------------------
+
     async def _count_all(self, events) -> None:
         for event in events:
             await self.count(event)
 
     async def count(self, event) -> None:
         thread = ThreadKey(event.principal.account_id, event.principal.agent_id, event.thread_id)
-        counted = await self._coordination.count(thread, event.message.offset,
+        thread_owner = owner(event.principal)
+        backlog = await self._coordination.count(thread, event.message.offset,
                                                  event.message.token_count)
-        if counted is not None and over_threshold(*counted):
-            self._scheduler.schedule(JobTarget(owner(event.principal), event.thread_id))
+        if backlog is None:
+            backlog = await self._measure(thread_owner, thread)
+        # Also for a redelivered message: a job scheduled before a crash may be lost.
+        if backlog is not None and backlog.over_threshold:
+            self._schedule(event.shard, JobTarget(thread_owner, event.thread_id))
+
+    async def _measure(self, thread_owner: Principal, thread: ThreadKey) -> Backlog | None:
+        end = await self._summaries.end(thread)
+        stats = await self._journal.thread_stats(thread_owner, thread.thread_id, end)
+        backlog = Backlog.measure(end, stats)
+        if backlog is not None:
+            await self._coordination.remember(thread, backlog)
+        return backlog
+
+    def _schedule(self, shard: int, target: JobTarget) -> None:
+        self._scheduled[target.key] = (shard, target)
+        self._scheduler.schedule(target)

@@ -42,8 +42,10 @@ class ThreadMemoryServicer(pb_grpc.ThreadMemoryServiceServicer):
     async def Summarize(self, request: pb.SummarizeRequest, context) -> pb.SummarizeResponse:
         principal = parse_principal(request.principal)
         thread_id = require_id(request.thread_id, "thread_id")
-        outcome = await self._summarization.run(JobTarget(principal, thread_id))
-        summary = outcome.summary or await self._context.summary(principal, thread_id)
+        outcome = await self._summarization.run(JobTarget(principal, thread_id), force=True)
+        written = outcome.status == Status.WRITTEN
+        # Only a summary the job wrote is known to be the caller's to see.
+        summary = outcome.summary if written else await self._context.summary(principal, thread_id)
         return pb.SummarizeResponse(summary=conversions.summary(summary),
                                     flushed_facts=outcome.flushed,
-                                    summarized=outcome.status == Status.WRITTEN)
+                                    summarized=written)

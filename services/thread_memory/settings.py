@@ -35,7 +35,7 @@ class DependencySettings:
         "AGENT_MEMORY_ADDRESS", "127.0.0.1:50054",
         "The agent-memory service, for the pre-compaction flush; empty disables the flush.")
     redis_url: str = setting("REDIS_URL", "redis://127.0.0.1:6379/0",
-                             "Redis (cache, lock, counters, guard, claims; never messages).")
+                             "Redis: a cache (summary, lock, counters, flush guard); never messages.")
     workers: int = setting("WORKERS", 2, "Summarization jobs run at once.")
     follow_feed: bool = setting(
         "FOLLOW_FEED", True, "Follow the journal's change feed and summarize past thresholds.")

@@ -55,7 +55,7 @@ class AgentMemoryWriter:
             ))
 
 
-def owner(event_principal: principal_pb2.Principal) -> Principal:
-    """The thread owner named by a change-feed event."""
-    return Principal(event_principal.account_id, event_principal.agent_id,
-                     event_principal.user_id or None, event_principal.environment or "default")
+def owner(named: principal_pb2.Principal) -> Principal:
+    """The thread owner the journal names (in a change-feed event or thread stats)."""
+    return Principal(named.account_id, named.agent_id, named.user_id or None,
+                     named.environment or "default")

@@ -106,6 +106,32 @@ async def test_stats_count_messages_and_tokens(journal):
     assert stats.token_count == sum(m.token_count for m in messages) > 0
 
 
+async def test_stats_after_an_offset_count_only_the_later_messages(journal):
+    alice = principal(user="alice", environment="staging")
+    texts = [" ".join(["word"] * (i * 7 + 1)) for i in range(12)]
+    await journal.append("t-after", [message(f"m{i}", text) for i, text in enumerate(texts)],
+                         who=alice)
+    messages = await journal.read_all("t-after", who=alice)
+    for after in (0, 1, 4, 5, 6, 7, 11, 12, 40):
+        stats = await journal.stub.GetThreadStats(pb.GetThreadStatsRequest(
+            principal=alice, thread_id="t-after", after_offset=after))
+        later = [m for m in messages if m.offset > after]
+        assert (stats.last_offset, stats.messages_after) == (12, len(later)), after
+        assert stats.tokens_after == sum(m.token_count for m in later), after
+        assert stats.owner == principal(user="alice", environment="staging")
+    stranger = await journal.stub.GetThreadStats(pb.GetThreadStatsRequest(
+        principal=principal(user="bob"), thread_id="t-after", after_offset=3))
+    assert stranger == pb.GetThreadStatsResponse()  # no counts and no owner for others
+    shared = await journal.append("t-shared", [message("s")])
+    stats = await journal.stub.GetThreadStats(pb.GetThreadStatsRequest(
+        principal=principal(user="carol"), thread_id="t-shared"))
+    assert shared.last_offset == stats.messages_after == 1
+    assert stats.owner == principal(environment="default")  # nobody's: shared
+    error = await rpc_error(journal.stub.GetThreadStats(pb.GetThreadStatsRequest(
+        principal=principal(), thread_id="t-after", after_offset=-1)))
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT and "after_offset" in error.field_violations
+
+
 async def test_a_message_at_the_size_limits_is_stored_whole(journal):
     content = "ü" * (512 * 1024)  # 1 MiB of UTF-8, the limit
     await journal.append("t-big", [message("big", content), message("small", "after it")])

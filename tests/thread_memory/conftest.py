@@ -27,9 +27,11 @@ class ThreadMemoryUnderTest:
     redis_url: str
 
     async def counters(self, thread: str, who=None) -> tuple[int, int]:
+        """(tokens, messages) since the summary, as Redis counts them; zeros when absent."""
         p = who or principal()
-        return await self.service.coordination.counters(
+        counted = await self.service.coordination.counters(
             ThreadKey(p.account_id, p.agent_id, thread))
+        return (counted.tokens, counted.messages) if counted else (0, 0)
 
     async def wait_counted(self, thread: str, messages: int, timeout: float = 20.0) -> None:
         """Wait until the feed counter has counted ``messages`` messages of ``thread``."""
@@ -40,16 +42,13 @@ class ThreadMemoryUnderTest:
 
     async def settle(self) -> None:
         """Let the feed catch up and every scheduled job finish."""
-        sequence = 0
-        for shard in self.journal.journal.shards:
-            sequence = shard.durable_sequence
+        durable = {shard.index: shard.durable_sequence for shard in self.journal.journal.shards}
+        positions = self.service.counter.follower.positions
         deadline = time.monotonic() + 30
-        while True:
-            if self.service.counter.follower.positions.get(0, -1) >= sequence:
-                break
+        while any(positions.get(shard, -1) < sequence for shard, sequence in durable.items()):
             assert time.monotonic() < deadline, "feed did not catch up"
             await asyncio.sleep(0.02)
-        await self.service.scheduler.idle()
+        await asyncio.wait_for(self.service.scheduler.idle(), 60)
 
     async def context(self, thread: str, who=None, **kwargs) -> pb.GetThreadContextResponse:
         return await self.stub.GetThreadContext(pb.GetThreadContextRequest(

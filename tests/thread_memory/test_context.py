@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import grpc
 import pytest
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
 from google.protobuf import struct_pb2
 
+from libs import clients
+from services.journal.app import running
+from services.journal.settings import JournalConfig
 from services.thread_memory.window import window_size
-from tests.support.journal_client import message, principal, rpc_error
+from tests.support.journal_client import JournalClient, message, principal, rpc_error
 from tests.thread_memory.conftest import start_thread_memory, thread_memory_env
 
 
@@ -53,6 +58,28 @@ async def test_journal_down_fails_rather_than_answer_stale(local_journal, redis_
     async for memory in start_thread_memory(env, local_journal, redis_server.url):
         error = await rpc_error(memory.context("t"))
         assert error.code == grpc.StatusCode.UNAVAILABLE and error.reason == "JOURNAL_UNAVAILABLE"
+
+
+async def test_a_read_after_the_journal_stops_fails_instead_of_answering_stale(
+        local_store_env, redis_server, summary_store_env, fake_model):
+    serving = contextlib.AsyncExitStack()
+    config = JournalConfig.from_env({**local_store_env, "JOURNAL_PORT": "0"})
+    shards, server = await serving.enter_async_context(running(config))
+    address = f"127.0.0.1:{server.port}"
+    channel = await serving.enter_async_context(clients.channel(address))
+    journal = JournalClient(channel, journal=shards, address=address)
+    env = thread_memory_env(address, redis_server.url, summary_store_env, fake_model.base_url)
+    async for memory in start_thread_memory(env, journal, redis_server.url):
+        await journal.append("t", [message(f"m{i}", f"point {i}") for i in range(60)])
+        await memory.settle()
+        first = await memory.context("t")
+        assert first.HasField("summary") and [m.offset for m in first.messages] == list(
+            range(41, 61))
+        await serving.aclose()  # the journal stops; the summary is still cached in Redis
+        for _ in range(2):
+            error = await rpc_error(memory.context("t"))
+            assert error.code == grpc.StatusCode.UNAVAILABLE
+            assert error.reason == "JOURNAL_UNAVAILABLE"
 
 
 async def test_bad_input(thread_memory):

@@ -9,7 +9,7 @@ from redis.asyncio import Redis
 
 from libs.identity import Principal
 from libs.settings import Secret
-from services.thread_memory.jobs import JobTarget, Status
+from services.thread_memory.jobs import JobTarget, Outcome, Scheduler, Status
 from services.thread_memory.summaries import (
     LocalObjectStore,
     S3ObjectStore,
@@ -67,13 +67,15 @@ async def test_compare_and_set_rejects_the_writer_that_lost_the_race(object_stor
 async def test_two_workers_on_one_thread_make_one_version_per_cycle(thread_memory):
     await thread_memory.journal.append("t", [message(f"m{i}") for i in range(10)])
     job = thread_memory.service.summarization
-    outcomes = await asyncio.gather(*(job.run(JobTarget(OWNER, "t")) for _ in range(2)))
+    outcomes = await asyncio.gather(*(job.run(JobTarget(OWNER, "t"), force=True)
+                                      for _ in range(2)))
     statuses = sorted(o.status for o in outcomes)
     assert statuses in (sorted([Status.WRITTEN, Status.LOCKED]),
                         sorted([Status.WRITTEN, Status.UP_TO_DATE]))
     # Without the lock (it expired, say), the conditional write still keeps one winner.
     await thread_memory.journal.append("t", [message(f"n{i}") for i in range(10)])
-    outcomes = await asyncio.gather(*(job._run_locked(JobTarget(OWNER, "t")) for _ in range(2)))
+    outcomes = await asyncio.gather(*(job._run_locked(JobTarget(OWNER, "t"), force=True)
+                                      for _ in range(2)))
     assert sorted(o.status for o in outcomes) == sorted([Status.WRITTEN, Status.LOST_RACE])
     current, _ = await SummaryStore(thread_memory.service.objects).load(THREAD)
     assert (current.version, current.last_message_offset) == (2, 20)
@@ -153,5 +155,61 @@ async def test_redis_never_holds_messages(thread_memory):
             assert secret_phrase.encode() not in (value or b"")
     finally:
         await redis.aclose()
-    assert kinds <= {"summary", "counters", "claim", "flushed"}
-    assert {"summary", "counters", "claim"} <= kinds
+    assert kinds <= {"summary", "lock", "counters", "flushed"}
+    assert {"summary", "counters"} <= kinds
+
+
+async def test_the_scheduler_reports_its_queue_depth(thread_memory, fake_model):
+    fake_model.delay_seconds = 0.5  # two workers: two jobs run, two wait
+    scheduler = thread_memory.service.scheduler
+    assert (scheduler.queue_depth, scheduler.running) == (0, 0)
+    for thread in ("a", "b", "c", "d"):
+        await thread_memory.journal.append(thread, [message(f"{thread}{i}") for i in range(50)])
+    seen = set()
+    while len(fake_model.chats("rolling summary")) < 4:
+        seen.add((scheduler.queue_depth, scheduler.running))
+        await asyncio.sleep(0.005)
+    assert (2, 2) in seen and max(depth for depth, _ in seen) == 2
+    await thread_memory.settle()
+    assert (scheduler.queue_depth, scheduler.running) == (0, 0)
+    assert len(fake_model.chats("rolling summary")) == 4
+
+
+class ScriptedJob:
+    """A job whose first run fails and whose later runs wait to be released."""
+
+    def __init__(self) -> None:
+        self.calls = self.running = self.most_at_once = 0
+        self.release = asyncio.Event()
+
+    async def run(self, target: JobTarget) -> Outcome:
+        self.calls += 1
+        self.running += 1
+        self.most_at_once = max(self.most_at_once, self.running)
+        try:
+            if self.calls == 1:
+                raise RuntimeError("object store down")
+            await self.release.wait()
+            return Outcome(Status.WRITTEN, None)
+        finally:
+            self.running -= 1
+
+
+async def test_a_retry_that_comes_due_while_the_thread_runs_waits_for_it():
+    job = ScriptedJob()
+    scheduler = Scheduler(job, workers=2, max_delay=0.2)
+    scheduler.start()
+    try:
+        target = JobTarget(OWNER, "t")
+        scheduler.schedule(target)
+        while job.calls < 1 or job.running:
+            await asyncio.sleep(0.01)  # the first run failed: a retry is due in 0.2 s
+        scheduler.schedule(target)  # a new message: the second run starts now and holds
+        await asyncio.sleep(0.4)  # the retry comes due meanwhile
+        assert (job.most_at_once, scheduler.running, scheduler.queue_depth) == (1, 1, 0)
+        job.release.set()
+        await asyncio.wait_for(scheduler.idle(), 5)
+        assert job.most_at_once == 1 and job.calls == 3  # the retry ran after, not beside
+        assert (scheduler.running, scheduler.queue_depth) == (0, 0)
+    finally:
+        await scheduler.close()

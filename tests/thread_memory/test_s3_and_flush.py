@@ -8,6 +8,7 @@ import time
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
+from redis.asyncio import Redis
 
 from services.thread_memory.summaries import SummaryStore, ThreadKey
 from tests.agent_memory.conftest import start_memory
@@ -144,3 +145,30 @@ async def test_offline_flush_keeps_what_users_say_about_themselves(
         assert stored["home_city"] == "The user lives in Porto."
         assert "short answers with code" in stored["preference_short_answers_with_code"]
         assert stored["stack_terraform_for_infrastructure"].startswith("The team uses Terraform")
+
+
+async def test_a_retried_job_does_not_flush_the_same_messages_again(
+        postgres, tmp_path, local_journal, redis_server, summary_store_env, fake_model):
+    fake_model.facts = FACTS
+    failed: list[dict] = []
+
+    def first_summary_fails(request) -> bool:  # after the flush, the summary call fails once
+        if "rolling summary" in request["body"]["messages"][0]["content"] and not failed:
+            failed.append(request)
+            return True
+        return False
+
+    fake_model.fail = first_summary_fails
+    async for agent_memory, memory in _flush_setup(postgres, tmp_path, local_journal, redis_server,
+                                                   summary_store_env, fake_model.base_url, True):
+        await memory.journal.append("t", [message(f"m{i}", f"chat {i}") for i in range(50)])
+        await memory.settle()  # the job failed once and was retried
+        assert failed and len(fake_model.chats("rolling summary")) == 2
+        assert len(fake_model.chats("durable facts")) == 1
+        assert (await memory.context("t")).summary.version == 1
+        assert sorted(e.key for e in await entries(agent_memory)) == ["name", "stack"]
+        redis = Redis.from_url(memory.redis_url)
+        try:
+            assert await redis.get("tm:flushed:acme/helper/t") == b"50"
+        finally:
+            await redis.aclose()

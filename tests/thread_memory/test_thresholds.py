@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
+from redis.asyncio import Redis
 
 from services.thread_memory.summaries import SummaryStore, ThreadKey
 from tests.support.journal_client import message, principal
+from tests.thread_memory.conftest import start_thread_memory, thread_memory_env
 
 
 async def summary_of(memory, thread: str):
@@ -92,11 +94,15 @@ async def test_another_users_thread_summary_is_invisible(thread_memory):
     for stranger in (principal(user="bob"), principal()):
         reply = await thread_memory.context("private", who=stranger)
         assert not reply.HasField("summary") and list(reply.messages) == []
+        forced = await thread_memory.stub.Summarize(pb.SummarizeRequest(principal=stranger,
+                                                                        thread_id="private"))
+        assert not forced.summarized and not forced.HasField("summary")
+        read = await thread_memory.stub.GetSummary(pb.GetSummaryRequest(principal=stranger,
+                                                                        thread_id="private"))
+        assert not read.HasField("summary")
 
 
 async def test_offline_fallback_is_labelled(local_journal, redis_server, summary_store_env):
-    from tests.thread_memory.conftest import start_thread_memory, thread_memory_env
-
     env = thread_memory_env(local_journal.address, redis_server.url, summary_store_env)
     async for memory in start_thread_memory(env, local_journal, redis_server.url):
         await memory.journal.append("t", [message(f"m{i}", f"Point number {i}. Details.")
@@ -123,3 +129,63 @@ async def test_crossing_the_threshold_again_during_a_job_gets_another_job(thread
         await asyncio.sleep(0.1)
     assert "#51" not in first_prompt
     assert summary.last_message_offset == 110
+
+
+async def wipe(memory) -> None:
+    redis = Redis.from_url(memory.redis_url)
+    try:
+        await redis.flushall()
+    finally:
+        await redis.aclose()
+
+
+async def test_wiping_redis_keeps_the_thresholds_exact(thread_memory, fake_model):
+    await thread_memory.journal.append("t", [message(f"m{i}", "ok") for i in range(30)])
+    long_text = " ".join(["alpha"] * 700)
+    await thread_memory.journal.append("k", [message("a", long_text), message("b", long_text)])
+    await thread_memory.wait_counted("t", 30)
+    await thread_memory.wait_counted("k", 2)
+    await wipe(thread_memory)  # both threads' counters are gone
+    await thread_memory.journal.append("t", [message(f"m{i}", "ok") for i in range(30, 49)])
+    await thread_memory.settle()
+    assert await summary_of(thread_memory, "t") is None  # 49 since the start: none due
+    assert (await thread_memory.counters("t"))[1] == 49  # measured again from the journal
+    await thread_memory.journal.append("t", [message("m49", "ok")])
+    await thread_memory.journal.append("k", [message("c", long_text)])  # 2,100 tokens
+    await thread_memory.settle()
+    assert (await summary_of(thread_memory, "t")).last_message_offset == 50
+    assert (await summary_of(thread_memory, "k")).last_message_offset == 3
+    assert len(fake_model.chats("rolling summary")) == 2
+
+
+async def test_a_summary_belongs_to_the_threads_owner_whoever_asked(thread_memory):
+    await thread_memory.journal.append("team", [message(f"m{i}") for i in range(3)])
+    carol, dave = principal(user="carol"), principal(user="dave")
+    forced = await thread_memory.stub.Summarize(pb.SummarizeRequest(principal=carol,
+                                                                    thread_id="team"))
+    assert forced.summarized
+    for reader in (dave, principal(), carol):  # a shared thread's summary is shared too
+        assert (await thread_memory.context("team", who=reader)).summary.version == 1
+
+
+async def test_a_read_notices_a_lost_job_and_the_thresholds_still_decide(
+        local_journal, redis_server, summary_store_env, fake_model):
+    # No feed follower: as if the job scheduled for these messages died with its instance.
+    env = {**thread_memory_env(local_journal.address, redis_server.url, summary_store_env,
+                               fake_model.base_url), "THREAD_MEMORY_FOLLOW_FEED": "false"}
+    async for memory in start_thread_memory(env, local_journal, redis_server.url):
+        await local_journal.append("lost", [message(f"m{i}", "ok") for i in range(60)])
+        await local_journal.append("young", [message(f"m{i}", "ok") for i in range(30)])
+        for thread in ("lost", "young"):
+            first = await memory.context(thread)  # 41-60 and 11-30: in neither, for now
+            assert not first.HasField("summary") and first.messages[0].offset > 1
+        await memory.service.scheduler.idle()
+        healed = await memory.context("lost")
+        assert healed.summary.last_message_offset == 60
+        assert not (await memory.context("young")).HasField("summary")  # 30 < 50: not due
+        assert len(fake_model.chats("rolling summary")) == 1
+        completed = memory.service.scheduler.completed
+        await memory.context("young")  # now the counters answer: below threshold, no job
+        assert memory.service.scheduler.queue_depth == 0
+        await memory.service.scheduler.idle()
+        assert memory.service.scheduler.completed == completed

@@ -111,22 +111,30 @@ class GetToolCallResponse(_message.Message):
     def __init__(self, data: _Optional[bytes] = ..., total_size: _Optional[int] = ..., next_offset: _Optional[int] = ..., has_more: _Optional[bool] = ..., thread_id: _Optional[str] = ..., message_id: _Optional[str] = ..., message_offset: _Optional[int] = ..., name: _Optional[str] = ..., status: _Optional[_Union[_message_pb2.ToolCallStatus, str]] = ...) -> None: ...
 
 class GetThreadStatsRequest(_message.Message):
-    __slots__ = ("principal", "thread_id")
+    __slots__ = ("principal", "thread_id", "after_offset")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_OFFSET_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     thread_id: str
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ...) -> None: ...
+    after_offset: int
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., after_offset: _Optional[int] = ...) -> None: ...
 
 class GetThreadStatsResponse(_message.Message):
-    __slots__ = ("message_count", "last_offset", "token_count")
+    __slots__ = ("message_count", "last_offset", "token_count", "messages_after", "tokens_after", "owner")
     MESSAGE_COUNT_FIELD_NUMBER: _ClassVar[int]
     LAST_OFFSET_FIELD_NUMBER: _ClassVar[int]
     TOKEN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_AFTER_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_AFTER_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
     message_count: int
     last_offset: int
     token_count: int
-    def __init__(self, message_count: _Optional[int] = ..., last_offset: _Optional[int] = ..., token_count: _Optional[int] = ...) -> None: ...
+    messages_after: int
+    tokens_after: int
+    owner: _principal_pb2.Principal
+    def __init__(self, message_count: _Optional[int] = ..., last_offset: _Optional[int] = ..., token_count: _Optional[int] = ..., messages_after: _Optional[int] = ..., tokens_after: _Optional[int] = ..., owner: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ...) -> None: ...
 
 class SubscribeRequest(_message.Message):
     __slots__ = ("shard", "after_sequence")

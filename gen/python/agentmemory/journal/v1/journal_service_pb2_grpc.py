@@ -145,7 +145,9 @@ class JournalServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetThreadStats(self, request, context):
-        """Message count and last offset of a thread (zeros for unknown threads).
+        """Message count, last offset and tokens of a thread, its owner, and what
+        came after a given offset (zeros for unknown threads). Thread memory
+        decides from this whether a thread needs a new summary.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

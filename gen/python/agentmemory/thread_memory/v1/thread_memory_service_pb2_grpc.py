@@ -32,7 +32,9 @@ class ThreadMemoryServiceStub:
 
     Summaries are stored at
     accounts/{account_id}/agents/{agent_id}/threads/{thread_id}/summary.json
-    and cached in Redis for one hour. Redis never holds messages.
+    and cached in Redis for one hour. Redis never holds messages and is only a
+    cache: a thread needs a new summary when the journal holds 2,000 tokens or
+    50 messages after the summary's last offset, whatever Redis says or lost.
     """
 
     def __init__(self, channel):
@@ -70,7 +72,9 @@ class ThreadMemoryServiceServicer:
 
     Summaries are stored at
     accounts/{account_id}/agents/{agent_id}/threads/{thread_id}/summary.json
-    and cached in Redis for one hour. Redis never holds messages.
+    and cached in Redis for one hour. Redis never holds messages and is only a
+    cache: a thread needs a new summary when the journal holds 2,000 tokens or
+    50 messages after the summary's last offset, whatever Redis says or lost.
     """
 
     def GetThreadContext(self, request, context):
@@ -89,14 +93,16 @@ class ThreadMemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Summarize(self, request, context):
-        """Operator: summarize the thread now, whatever its counters say.
+        """Operator: summarize the thread now, below the thresholds too.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def PurgeThread(self, request, context):
-        """Deletes the thread's summary object and every Redis key of the thread.
+        """Deletes the thread's summary object and every Redis key of the thread
+        (its own keys only, never those of a thread whose id begins with its id).
+        Errors: NOT_FOUND (reason THREAD_NOT_FOUND) for another user's thread.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -140,7 +146,9 @@ class ThreadMemoryService:
 
     Summaries are stored at
     accounts/{account_id}/agents/{agent_id}/threads/{thread_id}/summary.json
-    and cached in Redis for one hour. Redis never holds messages.
+    and cached in Redis for one hour. Redis never holds messages and is only a
+    cache: a thread needs a new summary when the journal holds 2,000 tokens or
+    50 messages after the summary's last offset, whatever Redis says or lost.
     """
 
     @staticmethod

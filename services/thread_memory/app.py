@@ -82,6 +82,8 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
         lambda s: thread_memory_service_pb2_grpc.add_ThreadMemoryServiceServicer_to_server(
             servicer, s),
     )], tracing=tracing, internal_token=config.process.internal.token)
+    server.metrics.gauge("thread_memory.jobs.queued", scheduler._queue.qsize, unit="{job}",
+                         description="Summarization jobs waiting for a worker.")
     tasks: list[asyncio.Task] = []
     try:
         await server.start()

@@ -57,7 +57,7 @@ def parse(deserializer: Callable[[bytes], Any], data: bytes):
         field, problem = found or ("request", f"not a valid {_type_name(descriptor)} message")
         raise InvalidArgument(field, problem, reason="MALFORMED_REQUEST") from None
     if isinstance(request, message_lib.Message):
-        _check(request, "")
+        _check_request(request)
     return request
 
 
@@ -92,40 +92,126 @@ def _key_path(path: str, container: str, key: Any) -> str:
 
 
 # -- after parsing: NUL, non-finite numbers, unknown enum values --------------
+# The walk builds no paths: a violation collects its steps as it unwinds, so a
+# valid request (the common case) pays only for visiting its fields.
 
 
-def _check(message: message_lib.Message, path: str) -> None:
+class _Violation(Exception):
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        self.steps: list[tuple[FieldDescriptor, Any]] = []  # innermost first
+
+    def path(self) -> str:
+        path = ""
+        for field, where in reversed(self.steps):
+            if where is _NO_INDEX:
+                path = _field_path(path, field, None)
+            elif _is_map(field):
+                path = _key_path(_field_path(path, field, None), field.containing_type.full_name,
+                                 where)
+            else:
+                path = _field_path(path, field, where)
+        return path
+
+
+_NO_INDEX = object()
+_CHECKED_TYPES = {FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_ENUM, *_FLOATS}
+_NEEDS_CHECK: dict[str, bool] = {}
+
+
+def _check_request(message: message_lib.Message) -> None:
+    try:
+        _check(message)
+    except _Violation as violation:
+        raise InvalidArgument(violation.path() or "request", violation.problem) from None
+
+
+def _check(message: message_lib.Message) -> None:
     for field, value in message.ListFields():
-        if _is_map(field):
-            _check_map(field, value, _field_path(path, field, None))
-        elif field.is_repeated:
-            for index, item in enumerate(value):
-                _check_value(field, item, _field_path(path, field, index))
+        shape = _shape(field)
+        if shape is _SKIP:
+            continue
+        try:
+            if shape is _SINGLE:
+                _check_value(field, value)
+            elif shape is _REPEATED:
+                _check_items(field, value)
+            else:
+                _check_map(field, value)
+        except _Violation as violation:
+            if shape is _SINGLE:
+                violation.steps.append((field, _NO_INDEX))
+            raise
+
+
+_SKIP, _SINGLE, _REPEATED, _MAP = "skip", "single", "repeated", "map"
+_SHAPES: dict[FieldDescriptor, str] = {}
+
+
+def _shape(field: FieldDescriptor) -> str:
+    """How to check a field, worked out once per field (descriptor calls are slow)."""
+    shape = _SHAPES.get(field)
+    if shape is None:
+        if field.type == FieldDescriptor.TYPE_MESSAGE and not _needs_check(field.message_type):
+            shape = _SKIP
+        elif field.type not in _CHECKED_TYPES and field.type != FieldDescriptor.TYPE_MESSAGE:
+            shape = _SKIP
+        elif _is_map(field):
+            shape = _MAP
         else:
-            _check_value(field, value, _field_path(path, field, None))
+            shape = _REPEATED if field.is_repeated else _SINGLE
+        _SHAPES[field] = shape
+    return shape
 
 
-def _check_map(field: FieldDescriptor, value, path: str) -> None:
-    entry = field.message_type
-    container = field.containing_type.full_name
+def _check_items(field: FieldDescriptor, values) -> None:
+    for index, item in enumerate(values):
+        try:
+            _check_value(field, item)
+        except _Violation as violation:
+            violation.steps.append((field, index))
+            raise
+
+
+def _check_map(field: FieldDescriptor, value) -> None:
+    value_field = field.message_type.fields_by_name["value"]
     for key, item in value.items():
         if isinstance(key, str) and "\x00" in key:
-            raise InvalidArgument(path, "keys must not contain NUL (U+0000)")
-        _check_value(entry.fields_by_name["value"], item, _key_path(path, container, key))
+            violation = _Violation("keys must not contain NUL (U+0000)")
+            violation.steps.append((field, _NO_INDEX))
+            raise violation
+        try:
+            _check_value(value_field, item)
+        except _Violation as violation:
+            violation.steps.append((field, key))
+            raise
 
 
-def _check_value(field: FieldDescriptor, value, path: str) -> None:
+def _check_value(field: FieldDescriptor, value) -> None:
     kind = field.type
     if kind == FieldDescriptor.TYPE_MESSAGE:
-        _check(value, path)
+        _check(value)
     elif kind == FieldDescriptor.TYPE_STRING:
         if "\x00" in value:
-            raise InvalidArgument(path, "must not contain NUL (U+0000)")
+            raise _Violation("must not contain NUL (U+0000)")
     elif kind in _FLOATS:
         if not math.isfinite(value):
-            raise InvalidArgument(path, "must be a finite number (not NaN or infinity)")
+            raise _Violation("must be a finite number (not NaN or infinity)")
     elif kind == FieldDescriptor.TYPE_ENUM and value not in field.enum_type.values_by_number:
-        raise InvalidArgument(path, f"unknown {field.enum_type.name} value {value}")
+        raise _Violation(f"unknown {field.enum_type.name} value {value}")
+
+
+def _needs_check(descriptor: Descriptor) -> bool:
+    """Whether messages of this type can hold a string, a float or an enum at all
+    (a Timestamp cannot: it is skipped)."""
+    name = descriptor.full_name
+    if name not in _NEEDS_CHECK:
+        _NEEDS_CHECK[name] = True  # recursive types (Struct) count as needing it
+        _NEEDS_CHECK[name] = any(
+            f.type in _CHECKED_TYPES or (f.type == FieldDescriptor.TYPE_MESSAGE
+                                         and _needs_check(f.message_type))
+            for f in descriptor.fields)
+    return _NEEDS_CHECK[name]
 
 
 def _is_map(field: FieldDescriptor) -> bool:

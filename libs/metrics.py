@@ -47,8 +47,9 @@ class Metrics:
 
         self.registry = CollectorRegistry(auto_describe=False)
         reader = PrometheusMetricReader(registry=self.registry, scope_info_enabled=False)
-        self._provider = MeterProvider(
-            resource=Resource.create({"service.name": service_name}), metric_readers=[reader])
+        self._provider = MeterProvider(  # closed by close(), not at exit
+            resource=Resource.create({"service.name": service_name}), metric_readers=[reader],
+            shutdown_on_exit=False)
         self._meter = self._provider.get_meter("agentmemory")
         self._requests = self._meter.create_counter(
             "rpc.server.requests", unit="{request}", description="gRPC calls served, by status.")

@@ -30,8 +30,11 @@ def _binding() -> ServiceBinding:
     async def crash(request: bytes, context) -> bytes:
         raise RuntimeError("boom")
 
-    handlers = {name: grpc.unary_unary_rpc_method_handler(fn)
-                for name, fn in {"Ok": ok, "Refuse": refuse, "Crash": crash}.items()}
+    async def abort(request: bytes, context) -> bytes:
+        await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "not now")
+
+    handlers = {name: grpc.unary_unary_rpc_method_handler(fn) for name, fn in {
+        "Ok": ok, "Refuse": refuse, "Crash": crash, "Abort": abort}.items()}
     return ServiceBinding(SERVICE, lambda server: server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(SERVICE, handlers),)))
 
@@ -61,7 +64,7 @@ async def test_calls_are_counted_by_method_and_code_and_timed():
         async with clients.channel(address) as channel:
             for _ in range(3):
                 await channel.unary_unary(f"/{SERVICE}/Ok")(b"")
-            for method in ("Refuse", "Crash"):
+            for method in ("Refuse", "Crash", "Abort"):
                 with pytest.raises(grpc.aio.AioRpcError):
                     await channel.unary_unary(f"/{SERVICE}/{method}")(b"")
             await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
@@ -70,6 +73,7 @@ async def test_calls_are_counted_by_method_and_code_and_timed():
         assert sample(text, requests, rpc_service=SERVICE, rpc_method="Ok", grpc_code="OK") == 3
         assert sample(text, requests, rpc_method="Refuse", grpc_code="INVALID_ARGUMENT") == 1
         assert sample(text, requests, rpc_method="Crash", grpc_code="INTERNAL") == 1
+        assert sample(text, requests, rpc_method="Abort", grpc_code="FAILED_PRECONDITION") == 1
         assert sample(text, requests, rpc_service="grpc.health.v1.Health", rpc_method="Check",
                       grpc_code="OK") == 1
         assert sample(text, "rpc_server_duration_seconds_count", rpc_method="Ok",

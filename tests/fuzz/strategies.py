@@ -250,3 +250,36 @@ def request_bytes(draw, descriptor: Descriptor) -> bytes:
     elif damage == "cut" and data:
         data = data[:draw(st.integers(0, len(data) - 1))]
     return data
+
+
+# -- tool calls that get past authentication and the schema --------------------
+
+
+def _from_schema(spec: dict, one_in: int) -> st.SearchStrategy:
+    """Values for one JSON-schema property of a published tool schema."""
+    kinds = _kinds(one_in)
+    if "enum" in spec:
+        return _mix(st.sampled_from(spec["enum"]), kinds["json"], one_in)
+    kind = spec.get("type")
+    if kind == "string":
+        return st.one_of(kinds["id"], kinds["text"])
+    if kind in ("integer", "number"):
+        low, high = spec.get("minimum", -(2**31)), spec.get("maximum", 2**31)
+        good = st.integers(int(low), int(min(high, low + 100))).map(float)
+        if kind == "number":
+            good = st.floats(float(low), float(high))
+        return _mix(st.one_of(good, st.sampled_from([float(low), float(high)])),
+                    _BAD_FLOATS, one_in)
+    if kind == "boolean":
+        return _mix(st.booleans(), kinds["json"], one_in)
+    if kind == "array":
+        return st.lists(_from_schema(spec["items"], one_in), max_size=3)
+    return kinds["json"]
+
+
+@st.composite
+def tool_arguments(draw, schema: dict) -> dict:
+    one_in = draw(st.sampled_from(HOSTILITY))
+    properties = schema["properties"]
+    chosen = {name for name in properties if name in schema["required"] or draw(st.booleans())}
+    return {name: draw(_from_schema(properties[name], one_in)) for name in sorted(chosen)}

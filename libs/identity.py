@@ -10,6 +10,9 @@ from agentmemory.common.v1 import principal_pb2
 from libs.errors import InvalidArgument
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9._:@+-]{1,128}")
+# Ids become object-store path segments (``accounts/{account}/.../summary.json``):
+# these two would name the segment itself or its parent.
+_PATH_ALIASES = {".", ".."}
 DEFAULT_ENVIRONMENT = "default"
 
 
@@ -19,6 +22,8 @@ def require_id(value: str, field: str) -> str:
         raise InvalidArgument(field, "required")
     if not ID_PATTERN.fullmatch(value):
         raise InvalidArgument(field, "must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -")
+    if value in _PATH_ALIASES:
+        raise InvalidArgument(field, f"{value!r} is not a valid id (it names a path, not a segment)")
     return value
 
 

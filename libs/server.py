@@ -2,10 +2,13 @@
 
 :class:`GrpcServer` adds, around the service's own servicers: the standard
 health service, server reflection (so ``grpcurl list`` needs no proto files),
-OpenTelemetry tracing when enabled, and an interceptor that gives each call a
-request id, records its deadline for outgoing calls, and turns domain errors
-into rich gRPC statuses. :meth:`GrpcServer.stop` shuts down gracefully:
-health NOT_SERVING, drain in-flight calls, stop.
+OpenTelemetry tracing when enabled, Prometheus metrics (:mod:`libs.metrics`),
+and an interceptor that gives each call a request id, records its deadline for
+outgoing calls, checks the internal secret, parses the request itself
+(:mod:`libs.request_checks`: a malformed request is INVALID_ARGUMENT naming
+the field, never UNKNOWN from grpc's deserializer), counts the call, and turns
+domain errors into rich gRPC statuses. :meth:`GrpcServer.stop` shuts down
+gracefully: health NOT_SERVING, drain in-flight calls, stop.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from libs import clients, errors, log
+from libs import clients, errors, log, request_checks
+from libs.metrics import Metrics
 from libs.settings import Secret, setting
 from libs.tracing import Tracing
 
@@ -43,6 +47,9 @@ class ServerSettings:
     )
     max_message_bytes: int = setting(
         "MAX_MESSAGE_BYTES", 16 * 1024 * 1024, "Largest gRPC message accepted or sent."
+    )
+    metrics_port: int = setting(
+        "METRICS_PORT", 0, "Port of the Prometheus /metrics endpoint (on HOST); 0 disables it."
     )
 
 
@@ -75,8 +82,9 @@ class GrpcServer:
     ) -> None:
         self._settings = settings
         self._names = [b.name for b in bindings]
+        self.metrics = Metrics(self._names[0] if self._names else "grpc")
         interceptors = [*(tracing.server_interceptors() if tracing else []),
-                        CallInterceptor(internal_token)]
+                        CallInterceptor(internal_token, self.metrics)]
         options = [
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", settings.max_message_bytes),
@@ -95,6 +103,7 @@ class GrpcServer:
         address = f"{self._settings.host}:{self._settings.port}"
         self.port = self._server.add_insecure_port(address)
         await self._server.start()
+        self.metrics.serve(self._settings.host, self._settings.metrics_port)
         await self.set_serving(True)
         return self.port
 
@@ -116,6 +125,7 @@ class GrpcServer:
         """NOT_SERVING first (load balancers drain), then finish in-flight calls."""
         await self._health.enter_graceful_shutdown()
         await self._server.stop(self._settings.shutdown_grace_seconds)
+        await self.metrics.close()
 
 
 async def wait_for_stop_signal() -> None:
@@ -137,68 +147,117 @@ _OPEN_METHODS = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 
 
 class CallInterceptor(grpc.aio.ServerInterceptor):
-    """Request id, deadline propagation, the internal secret, and error mapping."""
+    """Request id, deadline propagation, the internal secret, request parsing and
+    checks, metrics, and error mapping.
 
-    def __init__(self, internal_token: Secret | None = None) -> None:
+    The handler is given an identity deserializer: the wrapper receives the raw
+    bytes and parses them itself, after the secret is checked, so a request that
+    does not parse is answered INVALID_ARGUMENT like any other bad input."""
+
+    def __init__(self, internal_token: Secret | None = None,
+                 metrics: Metrics | None = None) -> None:
         self._token = internal_token.reveal() if internal_token else ""
+        self._metrics = metrics
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
         method = handler_call_details.method
-        token = "" if method.startswith(_OPEN_METHODS) else self._token
+        call = _Call(method, "" if method.startswith(_OPEN_METHODS) else self._token,
+                     handler.request_deserializer, self._metrics)
         if handler.unary_unary is not None:
-            return handler._replace(unary_unary=_unary(handler.unary_unary, method, token))
+            return handler._replace(request_deserializer=None,
+                                    unary_unary=_unary(handler.unary_unary, call))
         if handler.unary_stream is not None:
-            return handler._replace(unary_stream=_streaming(handler.unary_stream, method, token))
+            return handler._replace(request_deserializer=None,
+                                    unary_stream=_streaming(handler.unary_stream, call))
         return handler
 
 
-def _begin_call(context: grpc.aio.ServicerContext, token: str) -> str:
-    metadata = dict(context.invocation_metadata() or ())
-    rid = metadata.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
-    log.request_id.set(rid[:64])
-    remaining = context.time_remaining()
-    clients.call_deadline.set(None if remaining is None else time.monotonic() + remaining)
-    if token and not hmac.compare_digest(metadata.get(clients.INTERNAL_TOKEN_HEADER, ""), token):
-        raise errors.Unauthenticated("internal services accept calls from the platform only",
-                                     reason="INTERNAL_CALLER_REQUIRED")
-    return rid
+@dataclass(frozen=True)
+class _Call:
+    """What the wrappers of one method need."""
+
+    method: str
+    token: str
+    parse: Callable[[bytes], object] | None
+    metrics: Metrics | None
+
+    def begin(self, context: grpc.aio.ServicerContext) -> str:
+        """The call's request id, once its deadline is noted and its caller checked."""
+        metadata = dict(context.invocation_metadata() or ())
+        rid = metadata.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
+        log.request_id.set(rid[:64])
+        remaining = context.time_remaining()
+        clients.call_deadline.set(None if remaining is None else time.monotonic() + remaining)
+        if self.token and not hmac.compare_digest(
+                metadata.get(clients.INTERNAL_TOKEN_HEADER, ""), self.token):
+            raise errors.Unauthenticated("internal services accept calls from the platform only",
+                                         reason="INTERNAL_CALLER_REQUIRED")
+        return rid
+
+    def request(self, data: bytes):
+        return data if self.parse is None else request_checks.parse(self.parse, data)
+
+    def end(self, code: grpc.StatusCode, started: float) -> None:
+        if self.metrics is not None:
+            self.metrics.record_call(self.method, code, time.perf_counter() - started)
 
 
-async def _fail(context: grpc.aio.ServicerContext, exc: Exception, method: str, rid: str):
+def _status_of(exc: Exception, method: str, rid: str) -> grpc.Status:
     if isinstance(exc, errors.DomainError):
         logger.info("%s -> %s %s: %s", method, exc.code.name, exc.reason, exc.message)
-        await context.abort_with_status(errors.to_grpc_status(exc))
+        return errors.to_grpc_status(exc)
     logger.exception("%s failed unexpectedly", method)
-    await context.abort_with_status(errors.internal_status(rid))
+    return errors.internal_status(rid)
 
 
-def _unary(behavior, method: str, token: str):
+def _aborted_code(context: grpc.aio.ServicerContext) -> grpc.StatusCode:
+    code = context.code()
+    return code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN
+
+
+def _unary(behavior, call: _Call):
     async def wrapped(request, context):
-        rid = "-"
+        rid, started, code = "-", time.perf_counter(), grpc.StatusCode.OK
         try:
-            rid = _begin_call(context, token)
-            return await behavior(request, context)
+            rid = call.begin(context)
+            return await behavior(call.request(request), context)
         except grpc.aio.AbortError:
+            code = _aborted_code(context)
+            raise
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
             raise
         except Exception as exc:
-            await _fail(context, exc, method, rid)
+            status = _status_of(exc, call.method, rid)
+            code = status.code
+            await context.abort_with_status(status)
+        finally:
+            call.end(code, started)
 
     return wrapped
 
 
-def _streaming(behavior, method: str, token: str):
+def _streaming(behavior, call: _Call):
     async def wrapped(request, context) -> AsyncIterator:
-        rid = "-"
+        rid, started, code = "-", time.perf_counter(), grpc.StatusCode.OK
         try:
-            rid = _begin_call(context, token)
-            async for response in behavior(request, context):
+            rid = call.begin(context)
+            async for response in behavior(call.request(request), context):
                 yield response
         except grpc.aio.AbortError:
+            code = _aborted_code(context)
+            raise
+        except (asyncio.CancelledError, GeneratorExit):
+            code = grpc.StatusCode.CANCELLED
             raise
         except Exception as exc:
-            await _fail(context, exc, method, rid)
+            status = _status_of(exc, call.method, rid)
+            code = status.code
+            await context.abort_with_status(status)
+        finally:
+            call.end(code, started)
 
     return wrapped

@@ -82,6 +82,10 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
             lambda s: agent_memory_service_pb2_grpc.add_AgentMemoryServiceServicer_to_server(
                 servicer, s),
         )], tracing=tracing, internal_token=config.process.internal.token)
+        server.metrics.gauge(
+            "agent_memory.outbox.size", lambda: repository.pool.fetchval(
+                "SELECT count(*) FROM memory_outbox"),
+            unit="{row}", description="Entry changes not yet projected into the vector index.")
         await server.start()
         if background:
             tasks = [asyncio.create_task(projector.run_forever()),

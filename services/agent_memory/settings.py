@@ -19,6 +19,8 @@ PREFIX = "AGENT_MEMORY_"
 @dataclass(frozen=True)
 class AgentMemoryServerSettings(ServerSettings):
     port: int = setting("PORT", 50054, "Port of the agent-memory gRPC server.")
+    metrics_port: int = setting(
+        "METRICS_PORT", 9467, "Port of the agent-memory Prometheus /metrics endpoint; 0 disables it.")
 
 
 @dataclass(frozen=True)

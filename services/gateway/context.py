@@ -20,7 +20,6 @@ from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.common.v1 import message_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
-from google.protobuf import struct_pb2
 
 from libs.clients import upstream
 from libs.identity import Principal
@@ -49,7 +48,8 @@ def _window_message(message: message_pb2.Message) -> pb.ContextMessage:
 
 
 async def build(upstreams: Upstreams, principal: Principal, thread_id: str | None,
-                metadata: struct_pb2.Struct | None, delegated: bool) -> list[pb.ContextMessage]:
+                window: int | None, delegated: bool) -> list[pb.ContextMessage]:
+    """``window``: the thread's ``max_working_memory_messages``, if it sets one."""
     async def pinned():
         async with upstream("agent_memory"):
             reply = await upstreams.agent_memory.ListPinned(
@@ -61,8 +61,8 @@ async def build(upstreams: Upstreams, principal: Principal, thread_id: str | Non
             return None
         request = thread_pb.GetThreadContextRequest(principal=principal.to_proto(),
                                                     thread_id=thread_id)
-        if metadata is not None:
-            request.thread_metadata.CopyFrom(metadata)
+        if window is not None:
+            request.max_working_memory_messages = window
         async with upstream("thread_memory"):
             return await upstreams.thread_memory.GetThreadContext(request)
 

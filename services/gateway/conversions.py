@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from agentmemory.common.v1 import principal_pb2
@@ -13,6 +14,8 @@ from libs.identity import DEFAULT_ENVIRONMENT, Principal, require_id
 from services.gateway.tools import Tool
 
 _SURFACES = {principal_pb2.SURFACE_AGENT, principal_pb2.SURFACE_MCP_GATEWAY}
+MAX_THREAD_METADATA_BYTES = 64 * 1024
+_INT32 = (-(2**31), 2**31 - 1)
 
 
 def principal(account_id: str, caller: pb.Caller) -> Principal:
@@ -57,10 +60,39 @@ def tool_definitions(tools: list[Tool]) -> list[pb.ToolDefinition]:
 
 
 def arguments(value: struct_pb2.Struct) -> dict[str, Any]:
+    """Tool arguments as JSON values (the server wrapper has refused NaN and infinities)."""
     return json_format.MessageToDict(value)
 
 
+def thread_metadata(value: struct_pb2.Struct, field: str) -> dict[str, Any]:
+    if value.ByteSize() > MAX_THREAD_METADATA_BYTES:
+        raise InvalidArgument(field, f"at most {MAX_THREAD_METADATA_BYTES // 1024} KiB")
+    return json_format.MessageToDict(value)
+
+
+def struct(value: dict[str, Any]) -> struct_pb2.Struct:
+    message = struct_pb2.Struct()
+    message.update(value)
+    return message
+
+
+def window_limit(*metadata: dict[str, Any] | None) -> int | None:
+    """The smallest integer ``config.max_working_memory_messages`` among the thread's
+    metadata (stored and passed); non-integers are ignored, as the seed says. Thread
+    memory clamps it to 1-20."""
+    found = [v for v in map(_window_setting, metadata) if v is not None]
+    return max(_INT32[0], min(_INT32[1], min(found))) if found else None
+
+
+def _window_setting(metadata: dict[str, Any] | None) -> int | None:
+    config = (metadata or {}).get("config")
+    value = config.get("max_working_memory_messages") if isinstance(config, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or value != int(value):
+        return None
+    return int(value)
+
+
 def result(value: dict[str, Any], is_error: bool) -> pb.CallToolResponse:
-    data = struct_pb2.Struct()
-    data.update(value)
-    return pb.CallToolResponse(result=data, is_error=is_error)
+    return pb.CallToolResponse(result=struct(value), is_error=is_error)

@@ -61,7 +61,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         thread_id = conversions.thread_id(request.thread_id)
         if not request.messages:
             raise InvalidArgument("messages", "at least one message is required")
-        await self._threads.ensure(principal, thread_id)
+        metadata = conversions.thread_metadata(request.thread_metadata, "thread_metadata")
+        await self._threads.ensure(principal, thread_id, metadata)
         async with upstream("journal"):
             reply = await self._upstreams.journal.Append(journal_pb.AppendRequest(
                 principal=principal.to_proto(), thread_id=thread_id, messages=request.messages))
@@ -74,10 +75,10 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         bound = conversions.memory_bound(request.caller)
         await self._record_binding(principal, bound)
         thread_id = conversions.thread_id(request.thread_id, required=not request.delegated)
-        if not request.delegated:
-            await self._threads.require(principal, thread_id)
-        metadata = request.thread_metadata if request.HasField("thread_metadata") else None
-        messages = await turn_context.build(self._upstreams, principal, thread_id, metadata,
+        stored = None if request.delegated else await self._threads.require(principal, thread_id)
+        window = conversions.window_limit(stored, conversions.thread_metadata(
+            request.thread_metadata, "thread_metadata"))
+        messages = await turn_context.build(self._upstreams, principal, thread_id, window,
                                             request.delegated)
         return pb.BuildContextResponse(
             messages=messages,
@@ -99,9 +100,18 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
             await self._threads.require(principal, thread_id)
         if not request.tool_name:
             raise InvalidArgument("tool_name", "required")
-        call = tools.Call(principal, surface, thread_id, conversions.arguments(request.arguments))
+        call = tools.Call(principal, surface, thread_id, conversions.arguments(request.arguments),
+                          request.request_id)
         value, is_error = await tools.run(self._upstreams, request.tool_name, call, bound)
         return conversions.result(value, is_error)
+
+    async def UpdateThread(self, request: pb.UpdateThreadRequest,
+                           context) -> pb.UpdateThreadResponse:
+        principal = await self._principal(context, request.caller)
+        thread_id = conversions.thread_id(request.thread_id)
+        metadata = conversions.thread_metadata(request.metadata, "metadata")
+        await self._threads.update_metadata(principal, thread_id, metadata)
+        return pb.UpdateThreadResponse(metadata=conversions.struct(metadata))
 
     async def DeleteThread(self, request: pb.DeleteThreadRequest,
                            context) -> pb.DeleteThreadResponse:

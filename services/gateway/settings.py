@@ -16,6 +16,8 @@ PREFIX = "GATEWAY_"
 @dataclass(frozen=True)
 class GatewayServerSettings(ServerSettings):
     port: int = setting("PORT", 50051, "Port of the gateway's gRPC server (the public surface).")
+    metrics_port: int = setting(
+        "METRICS_PORT", 9464, "Port of the gateway Prometheus /metrics endpoint; 0 disables it.")
 
 
 @dataclass(frozen=True)

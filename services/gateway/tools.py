@@ -5,36 +5,39 @@
 - ``journal_message_search``, ``journal_tool_call_view``: on agent surfaces
   always, whatever the Memory capability, and never for MCP-gateway callers.
 
-A tool not on the caller's surface is PERMISSION_DENIED. Arguments are checked
-against the tool's schema (INVALID_ARGUMENT naming ``arguments.<name>``). What
-a tool refuses on its own merits (unsafe content, capacity, an unknown tool
-call) comes back as a result with ``is_error`` set, so the model can react.
+A tool not on the caller's surface is PERMISSION_DENIED. Arguments are
+validated with ``jsonschema`` against the very schema ``ListTools`` publishes
+(INVALID_ARGUMENT naming ``arguments.<name>``). What a tool refuses on its own
+merits (unsafe content, capacity, an unknown tool call) comes back as a result
+with ``is_error`` set, so the model can react. The mutating tools pass the
+call's request id on, so a retried call has no further effect.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
+import jsonschema
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.common.v1 import principal_pb2
 from agentmemory.search.v1 import search_service_pb2 as search_pb
 
+from libs import memory_names
 from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument, PermissionDenied
-from libs.identity import Principal
+from libs.identity import Principal, require_id
 from services.gateway.upstreams import Upstreams
 
 AGENT = principal_pb2.SURFACE_AGENT
-CATEGORIES = ["user_profile", "project_fact", "observation"]
-_CATEGORY = {"user_profile": memory_pb.CATEGORY_USER_PROFILE,
-             "project_fact": memory_pb.CATEGORY_PROJECT_FACT,
-             "observation": memory_pb.CATEGORY_OBSERVATION}
-_CATEGORY_NAME = {v: k for k, v in _CATEGORY.items()}
-_VISIBILITY = {"private": memory_pb.VISIBILITY_PRIVATE, "shared": memory_pb.VISIBILITY_SHARED}
-_VISIBILITY_NAME = {v: k for k, v in _VISIBILITY.items()}
+#: Seed 000: recall returns at most 20 entries; a larger limit is capped, not refused.
+RECALL_LIMIT_CAP = 20
+# Deprecated argument names still accepted, and the published name they stand for.
+_ALIASES = {"memory_store": {"visibility": "scope"}}
 # Refusals that are the tool's answer, not the caller's mistake.
 _TOOL_ERRORS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED,
                 grpc.StatusCode.NOT_FOUND, grpc.StatusCode.OUT_OF_RANGE,
@@ -47,6 +50,7 @@ class Call:
     surface: int
     thread_id: str | None
     arguments: dict[str, Any]
+    request_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,55 +73,87 @@ def _schema(properties: dict, required: list[str]) -> dict:
             "additionalProperties": False}
 
 
-def _check(arguments: dict[str, Any], schema: dict) -> dict[str, Any]:
-    """A small JSON-schema check: types, enums, bounds, required, no extras."""
-    for name in schema["required"]:
-        if name not in arguments:
-            raise InvalidArgument(f"arguments.{name}", "required")
-    for name, value in arguments.items():
-        spec = schema["properties"].get(name)
-        field = f"arguments.{name}"
-        if spec is None:
-            raise InvalidArgument(field, "unknown argument")
-        kind = spec["type"]
-        if kind == "string" and (not isinstance(value, str) or not value.strip()):
-            raise InvalidArgument(field, "must be a non-empty string")
-        if kind == "integer" and (not isinstance(value, int | float) or value != int(value)):
-            raise InvalidArgument(field, "must be an integer")
-        if kind == "number" and not isinstance(value, int | float):
-            raise InvalidArgument(field, "must be a number")
-        if kind == "boolean" and not isinstance(value, bool):
-            raise InvalidArgument(field, "must be true or false")
-        if kind == "array" and (not isinstance(value, list) or any(
-                v not in spec["items"]["enum"] for v in value)):
-            raise InvalidArgument(field, f"must be a list of {', '.join(spec['items']['enum'])}")
-        if "enum" in spec and value not in spec["enum"]:
-            raise InvalidArgument(field, f"must be one of {', '.join(spec['enum'])}")
-        if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and \
-                value > spec["maximum"]:
-            raise InvalidArgument(field, f"must be {spec.get('minimum')}-{spec.get('maximum')}")
+def _text(description: str = "") -> dict:
+    """A non-blank string."""
+    spec = {"type": "string", "minLength": 1, "pattern": r"\S"}
+    return {**spec, "description": description} if description else spec
+
+
+@functools.cache
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    schema = _BY_NAME[name].parameters
+    validator = jsonschema.validators.validator_for(schema)
+    validator.check_schema(schema)
+    return validator(schema)
+
+
+def check_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` (deprecated names replaced) if they satisfy the tool's published
+    schema; otherwise INVALID_ARGUMENT naming the first offending argument."""
+    for old, new in _ALIASES.get(tool.name, {}).items():
+        if old in arguments and new not in arguments:
+            arguments = {**{k: v for k, v in arguments.items() if k != old}, new: arguments[old]}
+    failures = sorted(_validator(tool.name).iter_errors(arguments), key=_precedence)
+    if failures:
+        raise _invalid(failures[0], tool.parameters, arguments)
     return arguments
+
+
+def _precedence(error: jsonschema.ValidationError) -> tuple:
+    order = {"required": 0, "additionalProperties": 1}
+    return order.get(error.validator, 2), [str(p) for p in error.absolute_path]
+
+
+def _invalid(error: jsonschema.ValidationError, schema: dict,
+             arguments: dict[str, Any]) -> InvalidArgument:
+    if error.validator == "required":
+        missing = next(n for n in schema["required"] if n not in arguments)
+        return InvalidArgument(f"arguments.{missing}", "required")
+    if error.validator == "additionalProperties":
+        extra = next(n for n in sorted(arguments) if n not in schema["properties"])
+        return InvalidArgument(f"arguments.{extra}", "unknown argument")
+    name, *rest = error.absolute_path
+    field = f"arguments.{name}" + "".join(f"[{i}]" for i in rest)
+    return InvalidArgument(field, _describe(error))
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    spec = error.schema
+    match error.validator:
+        case "type":
+            return f"must be {'an' if spec['type'] == 'integer' else 'a'} {spec['type']}"
+        case "enum":
+            return f"must be one of {', '.join(map(str, spec['enum']))}"
+        case "minLength" | "pattern":
+            return "must be a non-empty string"
+        case "minimum" | "maximum":
+            low, high = spec.get("minimum"), spec.get("maximum")
+            return f"must be at least {low}" if high is None else f"must be {low}-{high}"
+    return error.message[:200]
 
 
 async def _store(upstreams: Upstreams, call: Call) -> dict[str, Any]:
     a = call.arguments
+    asked = a.get("scope")
     request = memory_pb.StoreRequest(
         principal=call.principal.to_proto(), key=a["key"], content=a["content"],
-        category=_CATEGORY[a["category"]],
-        visibility=_VISIBILITY.get(a.get("visibility", ""), memory_pb.VISIBILITY_UNSPECIFIED),
+        category=memory_names.category(a["category"], "arguments.category"),
+        visibility=(memory_names.visibility(asked, "arguments.scope") if asked
+                    else memory_pb.VISIBILITY_UNSPECIFIED),
         source=memory_pb.Source(kind=memory_pb.SOURCE_KIND_AGENT_TOOL,
-                                thread_id=call.thread_id or ""))
+                                thread_id=call.thread_id or ""),
+        request_id=call.request_id)
     if "importance" in a:
         request.importance = float(a["importance"])
     async with upstream("agent_memory"):
         reply = await upstreams.agent_memory.Store(request)
-    used = _VISIBILITY_NAME[reply.visibility]
+    used = memory_names.visibility_name(reply.visibility)
     result = {"stored": True, "key": reply.entry.key, "visibility": used,
               "unchanged": reply.unchanged, "replaced": reply.replaced}
-    if a.get("visibility") == "private" and used == "shared":
+    if asked == "private" and used == "shared":
         result["note"] = ("stored as shared: there is no authenticated user to keep a "
                           "private entry for")
-    elif used == "private" and a.get("visibility") == "shared":
+    elif used == "private" and asked == "shared":
         result["note"] = "stored as private: it contains credentials or personal data"
     return result
 
@@ -126,10 +162,12 @@ async def _recall(upstreams: Upstreams, call: Call) -> dict[str, Any]:
     a = call.arguments
     async with upstream("agent_memory"):
         reply = await upstreams.agent_memory.Recall(memory_pb.RecallRequest(
-            principal=call.principal.to_proto(), query=a["query"], limit=int(a.get("limit", 0)),
-            categories=[_CATEGORY[c] for c in a.get("categories", [])]))
+            principal=call.principal.to_proto(), query=a["query"],
+            limit=min(int(a.get("limit", 0)), RECALL_LIMIT_CAP),
+            categories=[memory_names.category(c, f"arguments.categories[{i}]")
+                        for i, c in enumerate(a.get("categories", []))]))
     return {"entries": [{"key": r.entry.key, "content": r.entry.content,
-                         "category": _CATEGORY_NAME[r.entry.category],
+                         "category": memory_names.category_name(r.entry.category),
                          "score": round(r.score, 6)} for r in reply.entries],
             "fallback": reply.fallback}
 
@@ -137,7 +175,8 @@ async def _recall(upstreams: Upstreams, call: Call) -> dict[str, Any]:
 async def _forget(upstreams: Upstreams, call: Call) -> dict[str, Any]:
     async with upstream("agent_memory"):
         reply = await upstreams.agent_memory.Forget(memory_pb.ForgetRequest(
-            principal=call.principal.to_proto(), key=call.arguments["key"]))
+            principal=call.principal.to_proto(), key=call.arguments["key"],
+            request_id=call.request_id))
     return {"forgotten": reply.forgotten}
 
 
@@ -163,40 +202,49 @@ async def _search(upstreams: Upstreams, call: Call) -> dict[str, Any]:
 
 
 async def _view(upstreams: Upstreams, call: Call) -> dict[str, Any]:
+    """In the thread named by the argument, else the thread the tool is called in
+    (a tool-call id may be reused across threads), else in any of the caller's."""
     a = call.arguments
+    thread_id = (require_id(a["thread_id"], "arguments.thread_id") if "thread_id" in a
+                 else call.thread_id)
     async with upstream("search"):
         reply = await upstreams.search.ViewToolCall(search_pb.ViewToolCallRequest(
             principal=call.principal.to_proto(), surface=call.surface,
-            tool_call_id=a["tool_call_id"], offset=int(a.get("offset", 0)),
-            length=int(a.get("length", 0))))
+            tool_call_id=a["tool_call_id"], thread_id=thread_id or "",
+            offset=int(a.get("offset", 0)), length=int(a.get("length", 0))))
     return {"data": reply.data.decode(errors="replace"), "offset": int(a.get("offset", 0)),
             "next_offset": reply.next_offset, "total_size": reply.total_size,
             "has_more": reply.has_more}
 
 
+_CATEGORY_SCHEMA = {"type": "string", "enum": list(memory_names.CATEGORIES)}
 TOOLS = [
     Tool("memory_store", "Remember a durable fact about the user or their projects.",
-         _schema({"key": {"type": "string", "description": "Short snake_case key"},
-                  "content": {"type": "string", "description": "The fact, one sentence"},
-                  "category": {"type": "string", "enum": CATEGORIES},
-                  "visibility": {"type": "string", "enum": ["private", "shared"]},
+         _schema({"key": _text("Short snake_case key"),
+                  "content": _text("The fact, one sentence"),
+                  "category": _CATEGORY_SCHEMA,
+                  "scope": {"type": "string", "enum": list(memory_names.VISIBILITIES),
+                            "description": "private: this user only; shared: every user "
+                                           "of the agent"},
                   "importance": {"type": "number", "minimum": 0, "maximum": 1}},
                  ["key", "content", "category"]), True, False, _store),
     Tool("memory_recall", "Recall remembered facts relevant to a query.",
-         _schema({"query": {"type": "string"},
-                  "limit": {"type": "integer", "minimum": 1, "maximum": 20},
-                  "categories": {"type": "array", "items": {"type": "string", "enum": CATEGORIES}}},
+         _schema({"query": _text(),
+                  "limit": {"type": "integer", "minimum": 1, "description":
+                            f"Default 5; at most {RECALL_LIMIT_CAP} (a larger value is capped)"},
+                  "categories": {"type": "array", "items": _CATEGORY_SCHEMA}},
                  ["query"]), True, False, _recall),
     Tool("memory_forget", "Forget a remembered fact by its key.",
-         _schema({"key": {"type": "string"}}, ["key"]), True, False, _forget),
+         _schema({"key": _text()}, ["key"]), True, False, _forget),
     Tool("journal_message_search", "Search what was said in earlier conversations.",
-         _schema({"query": {"type": "string"},
+         _schema({"query": _text(),
                   "scope": {"type": "string", "enum": ["current_thread", "all_threads"]},
                   "limit": {"type": "integer", "minimum": 1, "maximum": 50},
                   "summarize": {"type": "boolean"}}, ["query"]), False, True, _search),
     Tool("journal_tool_call_view",
          "Read the full arguments and result of an earlier tool call, 32 KiB at a time.",
-         _schema({"tool_call_id": {"type": "string"},
+         _schema({"tool_call_id": _text(),
+                  "thread_id": _text("The thread of the call; default: the current thread"),
                   "offset": {"type": "integer", "minimum": 0, "maximum": 2**53},
                   "length": {"type": "integer", "minimum": 1, "maximum": 32768}},
                  ["tool_call_id"]), False, True, _view),
@@ -215,7 +263,7 @@ async def run(upstreams: Upstreams, name: str, call: Call,
     if tool is None or not tool.offered(call.surface, memory_bound):
         raise PermissionDenied(f"tool {name!r} is not available to this caller",
                                reason="TOOL_NOT_AVAILABLE", metadata={"tool": name})
-    _check(call.arguments, tool.parameters)
+    call = dataclasses.replace(call, arguments=check_arguments(tool, call.arguments))
     try:
         return await tool.run(upstreams, call), False
     except DomainError as exc:

@@ -19,6 +19,7 @@ logger = logging.getLogger(__name__)
 
 SERVICE_NAME = journal_service_pb2.DESCRIPTOR.services_by_name["JournalService"].full_name
 HEALTH_POLL_SECONDS = 0.25
+COMMIT_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 
 def binding(journal: Journal) -> ServiceBinding:
@@ -39,6 +40,21 @@ async def watch_health(journal: Journal, server: GrpcServer) -> None:
     await server.set_serving(False)
 
 
+def observe_commits(journal: Journal, server: GrpcServer) -> None:
+    appends = server.metrics.histogram(
+        "journal.commit.appends", unit="{append}", buckets=COMMIT_BUCKETS,
+        description="Appends written together by one group commit (one durable flush).")
+    messages = server.metrics.histogram(
+        "journal.commit.messages", unit="{message}", buckets=COMMIT_BUCKETS,
+        description="New messages written by one group commit.")
+
+    def record(append_count: int, message_count: int) -> None:
+        appends(append_count)
+        messages(message_count)
+
+    journal.observe_commits(record)
+
+
 @contextlib.asynccontextmanager
 async def running(config: JournalConfig) -> AsyncIterator[tuple[Journal, GrpcServer]]:
     """A serving journal; on exit: end feeds, drain calls, flush and close."""
@@ -50,6 +66,7 @@ async def running(config: JournalConfig) -> AsyncIterator[tuple[Journal, GrpcSer
     try:
         server = GrpcServer(config.server, [binding(journal)], tracing=tracing,
                             internal_token=config.process.internal.token)
+        observe_commits(journal, server)
         await server.start()
         watcher = asyncio.create_task(watch_health(journal, server))
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from collections.abc import Callable
 
 from agentmemory.common.v1 import message_pb2
 
@@ -56,6 +57,11 @@ class Journal:
             await asyncio.gather(*(s.close() for s in opened if isinstance(s, Shard)))
             raise failures[0]
         return cls(list(opened))  # type: ignore[arg-type]
+
+    def observe_commits(self, record: Callable[[int, int], None]) -> None:
+        """Tell ``record`` (appends, messages) of every group commit, on every shard."""
+        for shard in self.shards:
+            shard.on_commit = record
 
     @property
     def shard_count(self) -> int:

@@ -18,6 +18,8 @@ PREFIX = "JOURNAL_"
 @dataclass(frozen=True)
 class JournalServerSettings(ServerSettings):
     port: int = setting("PORT", 50052, "Port of the journal's gRPC server.")
+    metrics_port: int = setting(
+        "METRICS_PORT", 9465, "Port of the journal Prometheus /metrics endpoint; 0 disables it.")
 
 
 @dataclass(frozen=True)

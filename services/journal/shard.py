@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agentmemory.common.v1 import message_pb2
 from slatedb.uniffi import (
@@ -94,6 +94,8 @@ class Shard:
         self._queue: list[PendingAppend] = []
         self._queued = asyncio.Event()
         self._settling: set[asyncio.Task] = set()
+        #: Told (appends, messages) of every batch written (the metrics' flush sizes).
+        self.on_commit: Callable[[int, int], None] | None = None
         self._committer = asyncio.create_task(self._commit_forever())
 
     @classmethod
@@ -206,6 +208,8 @@ class Shard:
                 _reject(pendings, error)
                 return
             group.remember_states()
+            if batch is not None and self.on_commit is not None:
+                self.on_commit(len(planned), group.next_sequence - self._next_sequence)
             self._next_sequence = group.next_sequence
         settle = asyncio.create_task(self._settle(handle, self._next_sequence - 1, planned))
         self._settling.add(settle)

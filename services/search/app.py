@@ -71,6 +71,8 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
             SERVICE_NAME,
             lambda s: search_service_pb2_grpc.add_SearchServiceServicer_to_server(servicer, s),
         )], tracing=tracing, internal_token=config.process.internal.token)
+        server.metrics.gauge("search.projection.lag", lambda: sum(s.lag for s in projector.lag()),
+                             unit="{message}", description="Journal messages not yet projected.")
         await server.start()
         if config.dependencies.project_feed:
             tasks = [asyncio.create_task(projector.run_forever()),

@@ -20,6 +20,8 @@ PREFIX = "SEARCH_"
 @dataclass(frozen=True)
 class SearchServerSettings(ServerSettings):
     port: int = setting("PORT", 50055, "Port of the search gRPC server.")
+    metrics_port: int = setting(
+        "METRICS_PORT", 9468, "Port of the search Prometheus /metrics endpoint; 0 disables it.")
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,9 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
             lambda s: thread_memory_service_pb2_grpc.add_ThreadMemoryServiceServicer_to_server(
                 servicer, s),
         )], tracing=tracing, internal_token=token)
+        server.metrics.gauge("thread_memory.jobs.queued", lambda: scheduler.queue_depth,
+                             unit="{job}",
+                             description="Summarization jobs queued or waiting to retry.")
         await server.start()
         stack.push_async_callback(server.stop)
         yield Running(server, scheduler, counter, coordination, objects, summarization)

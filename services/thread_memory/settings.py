@@ -19,6 +19,8 @@ PREFIX = "THREAD_MEMORY_"
 @dataclass(frozen=True)
 class ThreadMemoryServerSettings(ServerSettings):
     port: int = setting("PORT", 50053, "Port of the thread-memory gRPC server.")
+    metrics_port: int = setting(
+        "METRICS_PORT", 9466, "Port of the thread-memory Prometheus /metrics endpoint; 0 disables it.")
 
 
 @dataclass(frozen=True)

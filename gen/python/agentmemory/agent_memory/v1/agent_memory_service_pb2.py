@@ -26,19 +26,19 @@ from agentmemory.common.v1 import principal_pb2 as agentmemory_dot_common_dot_v1
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n6agentmemory/agent_memory/v1/agent_memory_service.proto\x12\x1b\x61gentmemory.agent_memory.v1\x1a%agentmemory/common/v1/principal.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"%\n\rAgentSettings\x12\x14\n\x0cmemory_bound\x18\x01 \x01(\x08\"g\n\x06Source\x12\x35\n\x04kind\x18\x01 \x01(\x0e\x32\'.agentmemory.agent_memory.v1.SourceKind\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x13\n\x0bmessage_ids\x18\x03 \x03(\t\"\xf3\x03\n\x05\x45ntry\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\x12\x37\n\x08\x63\x61tegory\x18\x04 \x01(\x0e\x32%.agentmemory.agent_memory.v1.Category\x12;\n\nvisibility\x18\x05 \x01(\x0e\x32\'.agentmemory.agent_memory.v1.Visibility\x12\x12\n\nimportance\x18\x06 \x01(\x01\x12\x14\n\x0c\x63ontent_hash\x18\x07 \x01(\t\x12.\n\nexpires_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0crecall_count\x18\t \x01(\x03\x12\x34\n\x10last_recalled_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07user_id\x18\r \x01(\t\x12\x33\n\x06source\x18\x0e \x01(\x0b\x32#.agentmemory.agent_memory.v1.Source\"\xc8\x02\n\x0cStoreRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\x12\x37\n\x08\x63\x61tegory\x18\x04 \x01(\x0e\x32%.agentmemory.agent_memory.v1.Category\x12;\n\nvisibility\x18\x05 \x01(\x0e\x32\'.agentmemory.agent_memory.v1.Visibility\x12\x17\n\nimportance\x18\x06 \x01(\x01H\x00\x88\x01\x01\x12\x33\n\x06source\x18\x07 \x01(\x0b\x32#.agentmemory.agent_memory.v1.Source\x12\x12\n\nrequest_id\x18\x08 \x01(\tB\r\n\x0b_importance\"\xa4\x01\n\rStoreResponse\x12\x31\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\".agentmemory.agent_memory.v1.Entry\x12;\n\nvisibility\x18\x02 \x01(\x0e\x32\'.agentmemory.agent_memory.v1.Visibility\x12\x11\n\tunchanged\x18\x03 \x01(\x08\x12\x10\n\x08replaced\x18\x04 \x01(\x08\"\x9d\x01\n\rRecallRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\r\n\x05query\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\x12\x39\n\ncategories\x18\x04 \x03(\x0e\x32%.agentmemory.agent_memory.v1.Category\"Q\n\rRecalledEntry\x12\x31\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\".agentmemory.agent_memory.v1.Entry\x12\r\n\x05score\x18\x02 \x01(\x01\"_\n\x0eRecallResponse\x12;\n\x07\x65ntries\x18\x01 \x03(\x0b\x32*.agentmemory.agent_memory.v1.RecalledEntry\x12\x10\n\x08\x66\x61llback\x18\x02 \x01(\x08\"Q\n\rForgetRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x0b\n\x03key\x18\x02 \x01(\t\"#\n\x0e\x46orgetResponse\x12\x11\n\tforgotten\x18\x01 \x01(\x08\"H\n\x11ListPinnedRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\"I\n\x12ListPinnedResponse\x12\x33\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\".agentmemory.agent_memory.v1.Entry\"S\n\x0fGetEntryRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x0b\n\x03key\x18\x02 \x01(\t\"E\n\x10GetEntryResponse\x12\x31\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\".agentmemory.agent_memory.v1.Entry\"\xab\x01\n\x12ListEntriesRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x39\n\ncategories\x18\x04 \x03(\x0e\x32%.agentmemory.agent_memory.v1.Category\"c\n\x13ListEntriesResponse\x12\x33\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\".agentmemory.agent_memory.v1.Entry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x13\n\x11RunHygieneRequest\"6\n\x12RunHygieneResponse\x12\x0f\n\x07\x65xpired\x18\x01 \x01(\x03\x12\x0f\n\x07\x64\x65\x63\x61yed\x18\x02 \x01(\x03\"E\n\x0eReindexRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\"E\n\x0fReindexResponse\x12\x0f\n\x07indexed\x18\x01 \x01(\x03\x12\r\n\x05total\x18\x02 \x01(\x03\x12\x12\n\ncollection\x18\x03 \x01(\t\"N\n\x17GetAgentSettingsRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\"X\n\x18GetAgentSettingsResponse\x12<\n\x08settings\x18\x01 \x01(\x0b\x32*.agentmemory.agent_memory.v1.AgentSettings\"\x8c\x01\n\x17SetAgentSettingsRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12<\n\x08settings\x18\x02 \x01(\x0b\x32*.agentmemory.agent_memory.v1.AgentSettings\"X\n\x18SetAgentSettingsResponse\x12<\n\x08settings\x18\x01 \x01(\x0b\x32*.agentmemory.agent_memory.v1.AgentSettings*t\n\x08\x43\x61tegory\x12\x18\n\x14\x43\x41TEGORY_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43\x41TEGORY_USER_PROFILE\x10\x01\x12\x19\n\x15\x43\x41TEGORY_PROJECT_FACT\x10\x02\x12\x18\n\x14\x43\x41TEGORY_OBSERVATION\x10\x03*W\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x16\n\x12VISIBILITY_PRIVATE\x10\x01\x12\x15\n\x11VISIBILITY_SHARED\x10\x02*k\n\nSourceKind\x12\x1b\n\x17SOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n\x16SOURCE_KIND_AGENT_TOOL\x10\x01\x12$\n SOURCE_KIND_PRE_COMPACTION_FLUSH\x10\x02\x32\xdd\x08\n\x12\x41gentMemoryService\x12^\n\x05Store\x12).agentmemory.agent_memory.v1.StoreRequest\x1a*.agentmemory.agent_memory.v1.StoreResponse\x12\x61\n\x06Recall\x12*.agentmemory.agent_memory.v1.RecallRequest\x1a+.agentmemory.agent_memory.v1.RecallResponse\x12\x61\n\x06\x46orget\x12*.agentmemory.agent_memory.v1.ForgetRequest\x1a+.agentmemory.agent_memory.v1.ForgetResponse\x12m\n\nListPinned\x12..agentmemory.agent_memory.v1.ListPinnedRequest\x1a/.agentmemory.agent_memory.v1.ListPinnedResponse\x12g\n\x08GetEntry\x12,.agentmemory.agent_memory.v1.GetEntryRequest\x1a-.agentmemory.agent_memory.v1.GetEntryResponse\x12p\n\x0bListEntries\x12/.agentmemory.agent_memory.v1.ListEntriesRequest\x1a\x30.agentmemory.agent_memory.v1.ListEntriesResponse\x12m\n\nRunHygiene\x12..agentmemory.agent_memory.v1.RunHygieneRequest\x1a/.agentmemory.agent_memory.v1.RunHygieneResponse\x12\x66\n\x07Reindex\x12+.agentmemory.agent_memory.v1.ReindexRequest\x1a,.agentmemory.agent_memory.v1.ReindexResponse0\x01\x12\x7f\n\x10GetAgentSettings\x12\x34.agentmemory.agent_memory.v1.GetAgentSettingsRequest\x1a\x35.agentmemory.agent_memory.v1.GetAgentSettingsResponse\x12\x7f\n\x10SetAgentSettings\x12\x34.agentmemory.agent_memory.v1.SetAgentSettingsRequest\x1a\x35.agentmemory.agent_memory.v1.SetAgentSettingsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n6agentmemory/agent_memory/v1/agent_memory_service.proto\x12\x1b\x61gentmemory.agent_memory.v1\x1a%agentmemory/common/v1/principal.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"%\n\rAgentSettings\x12\x14\n\x0cmemory_bound\x18\x01 \x01(\x08\"g\n\x06Source\x12\x35\n\x04kind\x18\x01 \x01(\x0e\x32\'.agentmemory.agent_memory.v1.SourceKind\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x13\n\x0bmessage_ids\x18\x03 \x03(\t\"\xf3\x03\n\x05\x45ntry\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\x12\x37\n\x08\x63\x61tegory\x18\x04 \x01(\x0e\x32%.agentmemory.agent_memory.v1.Category\x12;\n\nvisibility\x18\x05 \x01(\x0e\x32\'.agentmemory.agent_memory.v1.Visibility\x12\x12\n\nimportance\x18\x06 \x01(\x01\x12\x14\n\x0c\x63ontent_hash\x18\x07 \x01(\t\x12.\n\nexpires_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0crecall_count\x18\t \x01(\x03\x12\x34\n\x10last_recalled_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07user_id\x18\r \x01(\t\x12\x33\n\x06source\x18\x0e \x01(\x0b\x32#.agentmemory.agent_memory.v1.Source\"\xc8\x02\n\x0cStoreRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\x12\x37\n\x08\x63\x61tegory\x18\x04 \x01(\x0e\x32%.agentmemory.agent_memory.v1.Category\x12;\n\nvisibility\x18\x05 \x01(\x0e\x32\'.agentmemory.agent_memory.v1.Visibility\x12\x17\n\nimportance\x18\x06 \x01(\x01H\x00\x88\x01\x01\x12\x33\n\x06source\x18\x07 \x01(\x0b\x32#.agentmemory.agent_memory.v1.Source\x12\x12\n\nrequest_id\x18\x08 \x01(\tB\r\n\x0b_importance\"\xa4\x01\n\rStoreResponse\x12\x31\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\".agentmemory.agent_memory.v1.Entry\x12;\n\nvisibility\x18\x02 \x01(\x0e\x32\'.agentmemory.agent_memory.v1.Visibility\x12\x11\n\tunchanged\x18\x03 \x01(\x08\x12\x10\n\x08replaced\x18\x04 \x01(\x08\"\x9d\x01\n\rRecallRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\r\n\x05query\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\x12\x39\n\ncategories\x18\x04 \x03(\x0e\x32%.agentmemory.agent_memory.v1.Category\"Q\n\rRecalledEntry\x12\x31\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\".agentmemory.agent_memory.v1.Entry\x12\r\n\x05score\x18\x02 \x01(\x01\"_\n\x0eRecallResponse\x12;\n\x07\x65ntries\x18\x01 \x03(\x0b\x32*.agentmemory.agent_memory.v1.RecalledEntry\x12\x10\n\x08\x66\x61llback\x18\x02 \x01(\x08\"e\n\rForgetRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"#\n\x0e\x46orgetResponse\x12\x11\n\tforgotten\x18\x01 \x01(\x08\"H\n\x11ListPinnedRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\"I\n\x12ListPinnedResponse\x12\x33\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\".agentmemory.agent_memory.v1.Entry\"S\n\x0fGetEntryRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x0b\n\x03key\x18\x02 \x01(\t\"E\n\x10GetEntryResponse\x12\x31\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\".agentmemory.agent_memory.v1.Entry\"\xab\x01\n\x12ListEntriesRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x39\n\ncategories\x18\x04 \x03(\x0e\x32%.agentmemory.agent_memory.v1.Category\"c\n\x13ListEntriesResponse\x12\x33\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\".agentmemory.agent_memory.v1.Entry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x13\n\x11RunHygieneRequest\"6\n\x12RunHygieneResponse\x12\x0f\n\x07\x65xpired\x18\x01 \x01(\x03\x12\x0f\n\x07\x64\x65\x63\x61yed\x18\x02 \x01(\x03\"E\n\x0eReindexRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\"E\n\x0fReindexResponse\x12\x0f\n\x07indexed\x18\x01 \x01(\x03\x12\r\n\x05total\x18\x02 \x01(\x03\x12\x12\n\ncollection\x18\x03 \x01(\t\"N\n\x17GetAgentSettingsRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\"X\n\x18GetAgentSettingsResponse\x12<\n\x08settings\x18\x01 \x01(\x0b\x32*.agentmemory.agent_memory.v1.AgentSettings\"\x8c\x01\n\x17SetAgentSettingsRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12<\n\x08settings\x18\x02 \x01(\x0b\x32*.agentmemory.agent_memory.v1.AgentSettings\"X\n\x18SetAgentSettingsResponse\x12<\n\x08settings\x18\x01 \x01(\x0b\x32*.agentmemory.agent_memory.v1.AgentSettings*t\n\x08\x43\x61tegory\x12\x18\n\x14\x43\x41TEGORY_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43\x41TEGORY_USER_PROFILE\x10\x01\x12\x19\n\x15\x43\x41TEGORY_PROJECT_FACT\x10\x02\x12\x18\n\x14\x43\x41TEGORY_OBSERVATION\x10\x03*W\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x16\n\x12VISIBILITY_PRIVATE\x10\x01\x12\x15\n\x11VISIBILITY_SHARED\x10\x02*k\n\nSourceKind\x12\x1b\n\x17SOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n\x16SOURCE_KIND_AGENT_TOOL\x10\x01\x12$\n SOURCE_KIND_PRE_COMPACTION_FLUSH\x10\x02\x32\xdd\x08\n\x12\x41gentMemoryService\x12^\n\x05Store\x12).agentmemory.agent_memory.v1.StoreRequest\x1a*.agentmemory.agent_memory.v1.StoreResponse\x12\x61\n\x06Recall\x12*.agentmemory.agent_memory.v1.RecallRequest\x1a+.agentmemory.agent_memory.v1.RecallResponse\x12\x61\n\x06\x46orget\x12*.agentmemory.agent_memory.v1.ForgetRequest\x1a+.agentmemory.agent_memory.v1.ForgetResponse\x12m\n\nListPinned\x12..agentmemory.agent_memory.v1.ListPinnedRequest\x1a/.agentmemory.agent_memory.v1.ListPinnedResponse\x12g\n\x08GetEntry\x12,.agentmemory.agent_memory.v1.GetEntryRequest\x1a-.agentmemory.agent_memory.v1.GetEntryResponse\x12p\n\x0bListEntries\x12/.agentmemory.agent_memory.v1.ListEntriesRequest\x1a\x30.agentmemory.agent_memory.v1.ListEntriesResponse\x12m\n\nRunHygiene\x12..agentmemory.agent_memory.v1.RunHygieneRequest\x1a/.agentmemory.agent_memory.v1.RunHygieneResponse\x12\x66\n\x07Reindex\x12+.agentmemory.agent_memory.v1.ReindexRequest\x1a,.agentmemory.agent_memory.v1.ReindexResponse0\x01\x12\x7f\n\x10GetAgentSettings\x12\x34.agentmemory.agent_memory.v1.GetAgentSettingsRequest\x1a\x35.agentmemory.agent_memory.v1.GetAgentSettingsResponse\x12\x7f\n\x10SetAgentSettings\x12\x34.agentmemory.agent_memory.v1.SetAgentSettingsRequest\x1a\x35.agentmemory.agent_memory.v1.SetAgentSettingsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentmemory.agent_memory.v1.agent_memory_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CATEGORY']._serialized_start=2965
-  _globals['_CATEGORY']._serialized_end=3081
-  _globals['_VISIBILITY']._serialized_start=3083
-  _globals['_VISIBILITY']._serialized_end=3170
-  _globals['_SOURCEKIND']._serialized_start=3172
-  _globals['_SOURCEKIND']._serialized_end=3279
+  _globals['_CATEGORY']._serialized_start=2985
+  _globals['_CATEGORY']._serialized_end=3101
+  _globals['_VISIBILITY']._serialized_start=3103
+  _globals['_VISIBILITY']._serialized_end=3190
+  _globals['_SOURCEKIND']._serialized_start=3192
+  _globals['_SOURCEKIND']._serialized_end=3299
   _globals['_AGENTSETTINGS']._serialized_start=159
   _globals['_AGENTSETTINGS']._serialized_end=196
   _globals['_SOURCE']._serialized_start=198
@@ -56,37 +56,37 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RECALLRESPONSE']._serialized_start=1546
   _globals['_RECALLRESPONSE']._serialized_end=1641
   _globals['_FORGETREQUEST']._serialized_start=1643
-  _globals['_FORGETREQUEST']._serialized_end=1724
-  _globals['_FORGETRESPONSE']._serialized_start=1726
-  _globals['_FORGETRESPONSE']._serialized_end=1761
-  _globals['_LISTPINNEDREQUEST']._serialized_start=1763
-  _globals['_LISTPINNEDREQUEST']._serialized_end=1835
-  _globals['_LISTPINNEDRESPONSE']._serialized_start=1837
-  _globals['_LISTPINNEDRESPONSE']._serialized_end=1910
-  _globals['_GETENTRYREQUEST']._serialized_start=1912
-  _globals['_GETENTRYREQUEST']._serialized_end=1995
-  _globals['_GETENTRYRESPONSE']._serialized_start=1997
-  _globals['_GETENTRYRESPONSE']._serialized_end=2066
-  _globals['_LISTENTRIESREQUEST']._serialized_start=2069
-  _globals['_LISTENTRIESREQUEST']._serialized_end=2240
-  _globals['_LISTENTRIESRESPONSE']._serialized_start=2242
-  _globals['_LISTENTRIESRESPONSE']._serialized_end=2341
-  _globals['_RUNHYGIENEREQUEST']._serialized_start=2343
-  _globals['_RUNHYGIENEREQUEST']._serialized_end=2362
-  _globals['_RUNHYGIENERESPONSE']._serialized_start=2364
-  _globals['_RUNHYGIENERESPONSE']._serialized_end=2418
-  _globals['_REINDEXREQUEST']._serialized_start=2420
-  _globals['_REINDEXREQUEST']._serialized_end=2489
-  _globals['_REINDEXRESPONSE']._serialized_start=2491
-  _globals['_REINDEXRESPONSE']._serialized_end=2560
-  _globals['_GETAGENTSETTINGSREQUEST']._serialized_start=2562
-  _globals['_GETAGENTSETTINGSREQUEST']._serialized_end=2640
-  _globals['_GETAGENTSETTINGSRESPONSE']._serialized_start=2642
-  _globals['_GETAGENTSETTINGSRESPONSE']._serialized_end=2730
-  _globals['_SETAGENTSETTINGSREQUEST']._serialized_start=2733
-  _globals['_SETAGENTSETTINGSREQUEST']._serialized_end=2873
-  _globals['_SETAGENTSETTINGSRESPONSE']._serialized_start=2875
-  _globals['_SETAGENTSETTINGSRESPONSE']._serialized_end=2963
-  _globals['_AGENTMEMORYSERVICE']._serialized_start=3282
-  _globals['_AGENTMEMORYSERVICE']._serialized_end=4399
+  _globals['_FORGETREQUEST']._serialized_end=1744
+  _globals['_FORGETRESPONSE']._serialized_start=1746
+  _globals['_FORGETRESPONSE']._serialized_end=1781
+  _globals['_LISTPINNEDREQUEST']._serialized_start=1783
+  _globals['_LISTPINNEDREQUEST']._serialized_end=1855
+  _globals['_LISTPINNEDRESPONSE']._serialized_start=1857
+  _globals['_LISTPINNEDRESPONSE']._serialized_end=1930
+  _globals['_GETENTRYREQUEST']._serialized_start=1932
+  _globals['_GETENTRYREQUEST']._serialized_end=2015
+  _globals['_GETENTRYRESPONSE']._serialized_start=2017
+  _globals['_GETENTRYRESPONSE']._serialized_end=2086
+  _globals['_LISTENTRIESREQUEST']._serialized_start=2089
+  _globals['_LISTENTRIESREQUEST']._serialized_end=2260
+  _globals['_LISTENTRIESRESPONSE']._serialized_start=2262
+  _globals['_LISTENTRIESRESPONSE']._serialized_end=2361
+  _globals['_RUNHYGIENEREQUEST']._serialized_start=2363
+  _globals['_RUNHYGIENEREQUEST']._serialized_end=2382
+  _globals['_RUNHYGIENERESPONSE']._serialized_start=2384
+  _globals['_RUNHYGIENERESPONSE']._serialized_end=2438
+  _globals['_REINDEXREQUEST']._serialized_start=2440
+  _globals['_REINDEXREQUEST']._serialized_end=2509
+  _globals['_REINDEXRESPONSE']._serialized_start=2511
+  _globals['_REINDEXRESPONSE']._serialized_end=2580
+  _globals['_GETAGENTSETTINGSREQUEST']._serialized_start=2582
+  _globals['_GETAGENTSETTINGSREQUEST']._serialized_end=2660
+  _globals['_GETAGENTSETTINGSRESPONSE']._serialized_start=2662
+  _globals['_GETAGENTSETTINGSRESPONSE']._serialized_end=2750
+  _globals['_SETAGENTSETTINGSREQUEST']._serialized_start=2753
+  _globals['_SETAGENTSETTINGSREQUEST']._serialized_end=2893
+  _globals['_SETAGENTSETTINGSRESPONSE']._serialized_start=2895
+  _globals['_SETAGENTSETTINGSRESPONSE']._serialized_end=2983
+  _globals['_AGENTMEMORYSERVICE']._serialized_start=3302
+  _globals['_AGENTMEMORYSERVICE']._serialized_end=4419
 # @@protoc_insertion_point(module_scope)

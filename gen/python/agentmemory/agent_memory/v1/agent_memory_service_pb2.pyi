@@ -149,12 +149,14 @@ class RecallResponse(_message.Message):
     def __init__(self, entries: _Optional[_Iterable[_Union[RecalledEntry, _Mapping]]] = ..., fallback: _Optional[bool] = ...) -> None: ...
 
 class ForgetRequest(_message.Message):
-    __slots__ = ("principal", "key")
+    __slots__ = ("principal", "key", "request_id")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     key: str
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., key: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., key: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class ForgetResponse(_message.Message):
     __slots__ = ("forgotten",)

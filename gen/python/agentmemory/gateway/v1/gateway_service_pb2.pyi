@@ -24,14 +24,16 @@ class Caller(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., user_id: _Optional[str] = ..., environment: _Optional[str] = ..., surface: _Optional[_Union[_principal_pb2.Surface, str]] = ..., capabilities: _Optional[_Iterable[_Union[_principal_pb2.Capability, str]]] = ...) -> None: ...
 
 class AppendMessagesRequest(_message.Message):
-    __slots__ = ("caller", "thread_id", "messages")
+    __slots__ = ("caller", "thread_id", "messages", "thread_metadata")
     CALLER_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    THREAD_METADATA_FIELD_NUMBER: _ClassVar[int]
     caller: Caller
     thread_id: str
     messages: _containers.RepeatedCompositeFieldContainer[_message_pb2.Message]
-    def __init__(self, caller: _Optional[_Union[Caller, _Mapping]] = ..., thread_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ...) -> None: ...
+    thread_metadata: _struct_pb2.Struct
+    def __init__(self, caller: _Optional[_Union[Caller, _Mapping]] = ..., thread_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., thread_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class AppendMessagesResponse(_message.Message):
     __slots__ = ("offsets",)
@@ -114,6 +116,22 @@ class CallToolResponse(_message.Message):
     result: _struct_pb2.Struct
     is_error: bool
     def __init__(self, result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., is_error: _Optional[bool] = ...) -> None: ...
+
+class UpdateThreadRequest(_message.Message):
+    __slots__ = ("caller", "thread_id", "metadata")
+    CALLER_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    caller: Caller
+    thread_id: str
+    metadata: _struct_pb2.Struct
+    def __init__(self, caller: _Optional[_Union[Caller, _Mapping]] = ..., thread_id: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class UpdateThreadResponse(_message.Message):
+    __slots__ = ("metadata",)
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    metadata: _struct_pb2.Struct
+    def __init__(self, metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class DeleteThreadRequest(_message.Message):
     __slots__ = ("caller", "thread_id")

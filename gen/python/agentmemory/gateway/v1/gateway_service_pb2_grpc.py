@@ -57,6 +57,11 @@ class GatewayServiceStub:
                 request_serializer=agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.CallToolRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.CallToolResponse.FromString,
                 _registered_method=True)
+        self.UpdateThread = channel.unary_unary(
+                '/agentmemory.gateway.v1.GatewayService/UpdateThread',
+                request_serializer=agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.UpdateThreadRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.UpdateThreadResponse.FromString,
+                _registered_method=True)
         self.DeleteThread = channel.unary_unary(
                 '/agentmemory.gateway.v1.GatewayService/DeleteThread',
                 request_serializer=agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.DeleteThreadRequest.SerializeToString,
@@ -100,6 +105,13 @@ class GatewayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateThread(self, request, context):
+        """Replaces the thread's stored metadata (e.g. config.max_working_memory_messages).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def DeleteThread(self, request, context):
         """Removes the thread record only (journal, summary and cache remain).
         """
@@ -136,6 +148,11 @@ def add_GatewayServiceServicer_to_server(servicer, server):
                     servicer.CallTool,
                     request_deserializer=agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.CallToolRequest.FromString,
                     response_serializer=agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.CallToolResponse.SerializeToString,
+            ),
+            'UpdateThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateThread,
+                    request_deserializer=agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.UpdateThreadRequest.FromString,
+                    response_serializer=agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.UpdateThreadResponse.SerializeToString,
             ),
             'DeleteThread': grpc.unary_unary_rpc_method_handler(
                     servicer.DeleteThread,
@@ -259,6 +276,33 @@ class GatewayService:
             '/agentmemory.gateway.v1.GatewayService/CallTool',
             agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.CallToolRequest.SerializeToString,
             agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.CallToolResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.gateway.v1.GatewayService/UpdateThread',
+            agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.UpdateThreadRequest.SerializeToString,
+            agentmemory_dot_gateway_dot_v1_dot_gateway__service__pb2.UpdateThreadResponse.FromString,
             options,
             channel_credentials,
             insecure,

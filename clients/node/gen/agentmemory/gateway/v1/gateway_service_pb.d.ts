@@ -70,6 +70,14 @@ export declare type AppendMessagesRequest = Message<"agentmemory.gateway.v1.Appe
    * @generated from field: repeated agentmemory.common.v1.Message messages = 3;
    */
   messages: Message$1[];
+
+  /**
+   * Optional: the thread's metadata, stored when this call creates the thread
+   * (ignored for an existing thread: UpdateThread changes it). At most 64 KiB.
+   *
+   * @generated from field: google.protobuf.Struct thread_metadata = 4;
+   */
+  threadMetadata?: JsonObject | undefined;
 };
 
 /**
@@ -172,7 +180,8 @@ export declare type BuildContextRequest = Message<"agentmemory.gateway.v1.BuildC
   threadId: string;
 
   /**
-   * The thread's metadata (e.g. config.max_working_memory_messages).
+   * Metadata for this turn (e.g. config.max_working_memory_messages); with the
+   * thread's stored metadata, the smaller window wins.
    *
    * @generated from field: google.protobuf.Struct thread_metadata = 3;
    */
@@ -255,6 +264,8 @@ export declare type CallToolRequest = Message<"agentmemory.gateway.v1.CallToolRe
   caller?: Caller | undefined;
 
   /**
+   * The thread the tool is called in (journal_tool_call_view looks there).
+   *
    * @generated from field: string thread_id = 2;
    */
   threadId: string;
@@ -270,6 +281,10 @@ export declare type CallToolRequest = Message<"agentmemory.gateway.v1.CallToolRe
   arguments?: JsonObject | undefined;
 
   /**
+   * Optional UUIDv4 for the mutating tools (memory_store, memory_forget): a
+   * retried call with the same id returns the first answer and has no
+   * further effect.
+   *
    * @generated from field: string request_id = 5;
    */
   requestId: string;
@@ -301,6 +316,50 @@ export declare type CallToolResponse = Message<"agentmemory.gateway.v1.CallToolR
  * Use `create(CallToolResponseSchema)` to create a new message.
  */
 export declare const CallToolResponseSchema: GenMessage<CallToolResponse>;
+
+/**
+ * @generated from message agentmemory.gateway.v1.UpdateThreadRequest
+ */
+export declare type UpdateThreadRequest = Message<"agentmemory.gateway.v1.UpdateThreadRequest"> & {
+  /**
+   * @generated from field: agentmemory.gateway.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string thread_id = 2;
+   */
+  threadId: string;
+
+  /**
+   * The thread's new metadata, replacing the stored one. At most 64 KiB.
+   *
+   * @generated from field: google.protobuf.Struct metadata = 3;
+   */
+  metadata?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message agentmemory.gateway.v1.UpdateThreadRequest.
+ * Use `create(UpdateThreadRequestSchema)` to create a new message.
+ */
+export declare const UpdateThreadRequestSchema: GenMessage<UpdateThreadRequest>;
+
+/**
+ * @generated from message agentmemory.gateway.v1.UpdateThreadResponse
+ */
+export declare type UpdateThreadResponse = Message<"agentmemory.gateway.v1.UpdateThreadResponse"> & {
+  /**
+   * @generated from field: google.protobuf.Struct metadata = 1;
+   */
+  metadata?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message agentmemory.gateway.v1.UpdateThreadResponse.
+ * Use `create(UpdateThreadResponseSchema)` to create a new message.
+ */
+export declare const UpdateThreadResponseSchema: GenMessage<UpdateThreadResponse>;
 
 /**
  * @generated from message agentmemory.gateway.v1.DeleteThreadRequest
@@ -409,6 +468,16 @@ export declare const GatewayService: GenService<{
     methodKind: "unary";
     input: typeof CallToolRequestSchema;
     output: typeof CallToolResponseSchema;
+  },
+  /**
+   * Replaces the thread's stored metadata (e.g. config.max_working_memory_messages).
+   *
+   * @generated from rpc agentmemory.gateway.v1.GatewayService.UpdateThread
+   */
+  updateThread: {
+    methodKind: "unary";
+    input: typeof UpdateThreadRequestSchema;
+    output: typeof UpdateThreadResponseSchema;
   },
   /**
    * Removes the thread record only (journal, summary and cache remain).

@@ -20,6 +20,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"
       optional :thread_id, :string, 2
       repeated :messages, :message, 3, "agentmemory.common.v1.Message"
+      optional :thread_metadata, :message, 4, "google.protobuf.Struct"
     end
     add_message "agentmemory.gateway.v1.AppendMessagesResponse" do
       repeated :offsets, :int64, 1
@@ -62,6 +63,14 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :result, :message, 1, "google.protobuf.Struct"
       optional :is_error, :bool, 2
     end
+    add_message "agentmemory.gateway.v1.UpdateThreadRequest" do
+      optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"
+      optional :thread_id, :string, 2
+      optional :metadata, :message, 3, "google.protobuf.Struct"
+    end
+    add_message "agentmemory.gateway.v1.UpdateThreadResponse" do
+      optional :metadata, :message, 1, "google.protobuf.Struct"
+    end
     add_message "agentmemory.gateway.v1.DeleteThreadRequest" do
       optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"
       optional :thread_id, :string, 2
@@ -91,6 +100,8 @@ module Agentmemory
       ListToolsResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.ListToolsResponse").msgclass
       CallToolRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.CallToolRequest").msgclass
       CallToolResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.CallToolResponse").msgclass
+      UpdateThreadRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.UpdateThreadRequest").msgclass
+      UpdateThreadResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.UpdateThreadResponse").msgclass
       DeleteThreadRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.DeleteThreadRequest").msgclass
       DeleteThreadResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.DeleteThreadResponse").msgclass
       PurgeThreadRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.PurgeThreadRequest").msgclass

@@ -24,6 +24,8 @@ module Agentmemory
           rpc :BuildContext, ::Agentmemory::Gateway::V1::BuildContextRequest, ::Agentmemory::Gateway::V1::BuildContextResponse
           rpc :ListTools, ::Agentmemory::Gateway::V1::ListToolsRequest, ::Agentmemory::Gateway::V1::ListToolsResponse
           rpc :CallTool, ::Agentmemory::Gateway::V1::CallToolRequest, ::Agentmemory::Gateway::V1::CallToolResponse
+          # Replaces the thread's stored metadata (e.g. config.max_working_memory_messages).
+          rpc :UpdateThread, ::Agentmemory::Gateway::V1::UpdateThreadRequest, ::Agentmemory::Gateway::V1::UpdateThreadResponse
           # Removes the thread record only (journal, summary and cache remain).
           rpc :DeleteThread, ::Agentmemory::Gateway::V1::DeleteThreadRequest, ::Agentmemory::Gateway::V1::DeleteThreadResponse
           # Deletes the thread and everything derived from it.

@@ -1,0 +1,172 @@
+"""Property: nothing a client sends makes any RPC of any service answer INTERNAL or
+UNKNOWN, and every service is still SERVING afterwards.
+
+The RPCs are discovered from the generated descriptors (every service under
+``agentmemory.*``), so an RPC added later is fuzzed without touching this file.
+Requests go to the real services, started as processes the way ``make run``
+starts them; gateway calls carry a valid API key most of the time so they get
+past authentication. ``FUZZ_EXAMPLES`` sets the examples per RPC (default 40:
+about a minute for the whole platform on two cores).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+from collections import Counter
+
+import agentmemory
+import grpc
+import pytest
+from agentmemory.common.v1 import message_pb2, principal_pb2
+from agentmemory.gateway.v1 import gateway_service_pb2 as pb
+from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from google.protobuf import struct_pb2
+from google.protobuf.descriptor import MethodDescriptor
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from libs import errors
+from libs.healthcheck import is_serving
+from services.gateway import tools
+from tests.e2e.conftest import platform  # noqa: F401  (the fixture: the whole platform)
+from tests.fuzz.strategies import request_bytes, tool_arguments
+
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
+FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
+TIMEOUT_SECONDS = 15.0
+STREAM_SECONDS = 2.0
+
+
+def _methods() -> list[MethodDescriptor]:
+    found = []
+    for module in pkgutil.walk_packages(agentmemory.__path__, "agentmemory."):
+        if module.name.endswith("_pb2"):
+            for service in importlib.import_module(module.name).DESCRIPTOR.services_by_name \
+                    .values():
+                found += list(service.methods)
+    # Deleting RPCs last: the data the others work on lives until then.
+    return sorted(found, key=lambda m: (m.name.startswith(("Purge", "Delete")), m.full_name))
+
+
+METHODS = _methods()
+#: (service, status code name) -> requests, and (method, code, reason) -> requests;
+#: printed at the end.
+SEEN: Counter = Counter()
+REASONS: Counter = Counter()
+
+
+def _service(method: MethodDescriptor) -> str:
+    return method.containing_service.full_name.split(".")[1]  # agentmemory.<service>.v1.X
+
+
+@pytest.fixture(scope="module")
+def channels(platform):  # noqa: F811
+    opened = {name: grpc.insecure_channel(address, options=[
+        ("grpc.max_receive_message_length", 64 * 1024 * 1024)])
+        for name, address in platform.addresses.items()}
+    _seed(opened["gateway"], platform.keys["acme"])
+    yield opened
+    for channel in opened.values():
+        channel.close()
+
+
+def _seed(channel: grpc.Channel, key: str) -> None:
+    """Data under the ids the strategies favour, so that plausible requests find
+    threads, messages, tool calls and entries to work on."""
+    gateway = pb_grpc.GatewayServiceStub(channel)
+    auth = (("authorization", f"Bearer {key}"),)
+    caller = pb.Caller(agent_id="concierge", user_id="ana", surface=principal_pb2.SURFACE_AGENT,
+                       capabilities=[principal_pb2.CAPABILITY_MEMORY])
+    gateway.AppendMessages(pb.AppendMessagesRequest(caller=caller, thread_id="t1", messages=[
+        message_pb2.Message(id="m1", role=message_pb2.ROLE_USER, content="my name is Ana"),
+        message_pb2.Message(id="m2", role=message_pb2.ROLE_ASSISTANT, content="Checking",
+                            tool_calls=[message_pb2.ToolCall(id="call-1", name="weather",
+                                                             arguments='{"city": "Lisbon"}')]),
+        message_pb2.Message(id="m3", role=message_pb2.ROLE_TOOL, tool_call_id="call-1",
+                            content="Sunny")]), metadata=auth, timeout=30)
+    arguments = struct_pb2.Struct()
+    arguments.update({"key": "name", "content": "The user is Ana Lopes.",
+                      "category": "user_profile", "importance": 0.9})
+    gateway.CallTool(pb.CallToolRequest(caller=caller, thread_id="t1", tool_name="memory_store",
+                                        arguments=arguments), metadata=auth, timeout=30)
+
+
+def _call(channel: grpc.Channel, method: MethodDescriptor, data: bytes,
+          metadata) -> tuple[grpc.StatusCode, str]:
+    path = f"/{method.containing_service.full_name}/{method.name}"
+    try:
+        if method.server_streaming:
+            replies = channel.unary_stream(path)(data, timeout=STREAM_SECONDS, metadata=metadata)
+            for count, _ in enumerate(replies):
+                if count >= 5:
+                    replies.cancel()
+                    break
+        else:
+            channel.unary_unary(path)(data, timeout=TIMEOUT_SECONDS, metadata=metadata)
+    except grpc.RpcError as error:
+        code = error.code()
+        if code in FORBIDDEN:
+            raise AssertionError(f"{path} -> {code.name}: {error.details()}") from None
+        return code, errors.error_details(error).reason
+    return grpc.StatusCode.OK, ""
+
+
+def _tool_calls() -> st.SearchStrategy:
+    """CallTool requests from the seeded caller, in its thread or none, with arguments
+    drawn from each tool's published schema: calls that reach the tools themselves."""
+    caller = pb.Caller(agent_id="concierge", user_id="ana", surface=principal_pb2.SURFACE_AGENT,
+                       capabilities=[principal_pb2.CAPABILITY_MEMORY])
+
+    def request(tool: tools.Tool, thread: str, request_id: str, arguments: dict) -> bytes:
+        data = struct_pb2.Struct()
+        data.update(arguments)
+        return pb.CallToolRequest(caller=caller, thread_id=thread, tool_name=tool.name,
+                                  request_id=request_id, arguments=data).SerializeToString()
+
+    return st.sampled_from(tools.TOOLS).flatmap(lambda tool: st.builds(
+        request, st.just(tool), st.sampled_from(["t1", ""]),
+        st.sampled_from(["", "rid-1", "rid-2"]), tool_arguments(tool.parameters)))
+
+
+#: Per-RPC requests besides the generic ones, where the generic ones rarely get far.
+PLAUSIBLE = {"agentmemory.gateway.v1.GatewayService.CallTool": _tool_calls}
+
+
+@pytest.mark.parametrize("method", METHODS, ids=lambda m: m.full_name.removeprefix("agentmemory."))
+def test_no_request_reaches_internal_or_unknown(platform, channels, method):  # noqa: F811
+    service = _service(method)
+    key = platform.keys["acme"]
+    auth = st.sampled_from([(("authorization", f"Bearer {key}"),)] * 8 + [
+        (), (("authorization", "Bearer am_bad_key"),)])
+
+    requests = request_bytes(method.input_type)
+    if method.full_name in PLAUSIBLE:
+        requests = st.one_of(requests, PLAUSIBLE[method.full_name]())
+
+    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(data=requests, metadata=auth)
+    def property(data: bytes, metadata) -> None:
+        code, reason = _call(channels[service], method, data,
+                             metadata if service == "gateway" else ())
+        SEEN[(service, code.name)] += 1
+        REASONS[(method.name, code.name, reason)] += 1
+
+    property()
+
+
+def test_every_service_is_still_serving(platform):  # noqa: F811
+    per_service = Counter()
+    for (service, _), count in SEEN.items():
+        per_service[service] += count
+    print("\nfuzz requests per service:", dict(sorted(per_service.items())))
+    for service in sorted(per_service):
+        codes = {code: n for (s, code), n in sorted(SEEN.items()) if s == service}
+        print(f"  {service}: {codes}")
+    print("most frequent answers (method, code, reason):",
+          [f"{m} {c} {r}: {n}" for (m, c, r), n in REASONS.most_common(80)])
+    assert set(per_service) == {_service(m) for m in METHODS}
+    for name, address in platform.addresses.items():
+        assert is_serving(address, timeout=5.0), f"{name} is not SERVING after the fuzz"

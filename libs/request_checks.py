@@ -57,7 +57,7 @@ def parse(deserializer: Callable[[bytes], Any], data: bytes):
         field, problem = found or ("request", f"not a valid {_type_name(descriptor)} message")
         raise InvalidArgument(field, problem, reason="MALFORMED_REQUEST") from None
     if isinstance(request, message_lib.Message):
-        _check_request(request)
+        check(request)
     return request
 
 
@@ -119,7 +119,9 @@ _CHECKED_TYPES = {FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_ENUM, *_FLOA
 _NEEDS_CHECK: dict[str, bool] = {}
 
 
-def _check_request(message: message_lib.Message) -> None:
+def check(message: message_lib.Message) -> None:
+    """INVALID_ARGUMENT naming the first field that breaks the rules above (for requests
+    that arrive parsed already, such as JSON over HTTP)."""
     try:
         _check(message)
     except _Violation as violation:

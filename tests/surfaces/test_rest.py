@@ -188,6 +188,10 @@ async def _raw(platform, method: str, path: str, content: bytes | None = None,
     (b'{"caller": {"surface": "SURFACE_NOPE"}}', "caller.surface", "INVALID_FIELD"),
     (b'{"messages": [{"id": 5}]}', "messages.id", "INVALID_FIELD"),
     (b'{"threadId": "other"}', "threadId", "INVALID_FIELD"),
+    # The checks every gRPC request gets in libs/server.py hold over HTTP too.
+    (b'{"caller": {"agentId": "a", "surface": "SURFACE_AGENT"}, "messages": [{"id": "m1",'
+     b' "role": "ROLE_USER", "content": "nul \\u0000 here"}]}', "messages[0].content",
+     "INVALID_FIELD"),
 ])
 async def test_bad_json_is_invalid_argument_naming_the_field(platform, content, field, reason):
     response = await _raw(platform, "POST", "/v1/threads/t/messages", content)

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
-from libs import clients, log
+from libs import clients, log, request_checks
 from libs.errors import DomainError
 from libs.server import REQUEST_ID_HEADER
 
@@ -51,6 +51,7 @@ async def invoke(method: Callable[..., Awaitable[Response]], request,
     clients.call_deadline.set(None)
     name = getattr(method, "__name__", "call")
     try:
+        request_checks.check(request)  # the checks gRPC requests get in libs/server.py
         return await method(request, HttpCallContext(headers))
     except DomainError as exc:
         logger.info("HTTP %s -> %s %s: %s", name, exc.code.name, exc.reason, exc.message)

@@ -21,6 +21,7 @@ TEXTS = [
     "Backs up the database nightly to S3", "On call every fourth week",
     "Prefers short answers with code", "Drinks oat milk lattes", "Uses Neovim",
 ]
+SCOPES = ["private", "user"]
 QUERIES = ["what does the user drink", "database backups", "pets", "programming languages",
            "when are deploys", "music", "where do they live", "event streaming"]
 
@@ -34,9 +35,11 @@ async def _points(embedder):
         owner = rng.choice(owners)
         points.append(IndexPoint(
             id=UUID(int=i + 1), dense=vector, sparse=sparse.document_vector(text),
-            payload=payload(agent_id="helper" if i % 5 else "other", owner_user_id=owner,
-                            visibility="private" if owner else "shared",
-                            category=["user_profile", "project_fact", "observation"][i % 3],
+            payload=payload(scope=SCOPES[i % len(SCOPES)] if owner else
+                            ["agent", "account"][i % 2],
+                            agent_id="" if i % 7 == 0 else ("helper" if i % 5 else "other"),
+                            owner_user_id=owner,
+                            kind=["user_profile", "project_fact", "observation"][i % 3],
                             expires_at=None if i % 4 else 1000.0),
         ))
     return points

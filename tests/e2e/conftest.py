@@ -7,10 +7,18 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+import grpc
 import pytest
+from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
+from agentmemory.gateway.v1 import gateway_service_pb2 as gateway_pb
+from agentmemory.gateway.v1 import memory_library_service_pb2 as library_pb
+from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as library_grpc
+from google.protobuf import field_mask_pb2
 
 from tests.support.ports import free_port
 from tools import launch
+
+BOUND_AGENT = "concierge"  # Memory is bound to it (an agent setting); to no other agent
 
 
 @dataclass
@@ -19,11 +27,21 @@ class Platform:
     env: dict[str, str]
     keys: dict[str, str]
 
-    def create_key(self, account: str) -> str:
+    def create_key(self, account: str, role: str = "admin") -> str:
         done = subprocess.run([sys.executable, "-m", "services.gateway.admin", "create-key",
-                               "--account", account], cwd=launch.ROOT, env=self.env,
-                              capture_output=True, text=True, check=True)
+                               "--account", account, "--role", role], cwd=launch.ROOT,
+                              env=self.env, capture_output=True, text=True, check=True)
         return done.stdout.strip()
+
+    def bind_memory(self, account: str, agent: str, bound: bool = True) -> None:
+        """The authorized settings call (admin key) that binds Memory to an agent."""
+        with grpc.insecure_channel(self.gateway) as channel:
+            library_grpc.MemoryLibraryServiceStub(channel).UpdateAgentSettings(
+                library_pb.UpdateAgentSettingsRequest(
+                    caller=gateway_pb.Caller(agent_id=agent),
+                    settings=memory_pb.AgentSettings(memory_bound=bound),
+                    update_mask=field_mask_pb2.FieldMask(paths=["memory_bound"])),
+                metadata=(("authorization", f"Bearer {self.keys[account]}"),), timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +65,7 @@ def platform(tmp_path_factory):
         gateway = components[-1]
         platform = Platform(gateway.address, gateway.env, {})
         platform.keys = {account: platform.create_key(account) for account in ("acme", "globex")}
+        platform.bind_memory("acme", BOUND_AGENT)
         yield platform
     finally:
         for component in reversed(started):

@@ -11,6 +11,7 @@ from uuid import UUID
 
 from services.agent_memory.index import (
     DENSE,
+    PAYLOAD_FIELDS,
     RRF_K,
     SPARSE,
     IndexFilter,
@@ -29,16 +30,12 @@ def _models():
 
 def _filter(where: IndexFilter):
     m = _models()
-    visible = [m.FieldCondition(key="visibility", match=m.MatchValue(value="shared"))]
-    if where.user_id:
-        visible.append(m.FieldCondition(key="owner_user_id", match=m.MatchValue(value=where.user_id)))
-    must = [
-        m.FieldCondition(key="agent_id", match=m.MatchValue(value=where.agent_id)),
-        m.FieldCondition(key="expires_at", range=m.Range(gt=where.now)),
-        m.Filter(should=visible),
-    ]
-    if where.categories:
-        must.append(m.FieldCondition(key="category", match=m.MatchAny(any=list(where.categories))))
+    visible = [m.Filter(must=[m.FieldCondition(key=k, match=m.MatchValue(value=v))
+                              for k, v in part.items()]) for part in where.visible()]
+    must = [m.FieldCondition(key="expires_at", range=m.Range(gt=where.now)),
+            m.Filter(should=visible)]
+    if where.kinds:
+        must.append(m.FieldCondition(key="kind", match=m.MatchAny(any=list(where.kinds))))
     return m.Filter(must=must)
 
 
@@ -79,12 +76,9 @@ class QdrantServerIndex:
             vectors_config={DENSE: m.VectorParams(size=dimensions, distance=m.Distance.COSINE)},
             sparse_vectors_config={SPARSE: m.SparseVectorParams(modifier=m.Modifier.IDF)},
         ))
-        for field, schema in (("agent_id", m.PayloadSchemaType.KEYWORD),
-                              ("owner_user_id", m.PayloadSchemaType.KEYWORD),
-                              ("visibility", m.PayloadSchemaType.KEYWORD),
-                              ("category", m.PayloadSchemaType.KEYWORD),
-                              ("expires_at", m.PayloadSchemaType.FLOAT)):
-            await self._guard(self._client.create_payload_index(name, field, schema))
+        for field, schema in PAYLOAD_FIELDS:
+            await self._guard(self._client.create_payload_index(
+                name, field, getattr(m.PayloadSchemaType, schema.upper())))
         self._known.add(name)
 
     async def upsert(self, name: str, points: Sequence[IndexPoint]) -> None:

@@ -505,12 +505,12 @@ class Transaction:
             actor.account_id, actor.environment, actor.agent_id, key, actor.user_id or "")
         return None if row is None else sql.entry(row)
 
-    async def get(self, actor: Actor, memory_id: UUID) -> Entry | None:
-        """A memory ``actor`` can see, in any state, locked for the change."""
+    async def get(self, actor: Actor, memory_id: UUID, *, lock: bool = True) -> Entry | None:
+        """A memory ``actor`` can see, in any state (locked for the change by default)."""
         q = Query()
         row = await self._c.fetchrow(
             f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor, platform=True)}"
-            f" AND id = {q(memory_id)} FOR UPDATE", *q.args)
+            f" AND id = {q(memory_id)}{' FOR UPDATE' if lock else ''}", *q.args)
         return None if row is None else sql.entry(row)
 
     async def by_id(self, account_id: str, environment: str, memory_id: UUID) -> Entry | None:

@@ -155,7 +155,7 @@ class Writes:
     async def _locked(self, tx: Transaction, actor: Actor, memory_id: UUID, *,
                       enabled: bool) -> tuple[Entry, AccountSettings]:
         """The memory, row-locked after its scope owner's capacity lock."""
-        seen = await self._repository.get(actor, memory_id)
+        seen = await tx.get(actor, memory_id, lock=False)
         if seen is None:
             raise _not_found(memory_id)
         settings = await tx.lock(_lock_of(seen), actor.account_id)
@@ -446,8 +446,9 @@ class Writes:
         now = self._clock.now()
         created, unchanged, conflicts = 0, 0, []
         async with self._repository.transaction() as tx:
+            _enabled(await tx.settings(actor.account_id))
             for name in sorted({_lock_of(e) for _, e, _ in memories}):
-                _enabled(await tx.lock(name, actor.account_id))
+                await tx.lock(name, actor.account_id)
             for _, entry, versions in memories:
                 outcome = await self._import_one(tx, actor, entry, versions, now)
                 created += outcome == "created"

@@ -188,6 +188,7 @@ ALTER TABLE memory_store_requests
     ADD PRIMARY KEY (account_id, environment, agent_id, user_id, request_id);
 CREATE INDEX memory_store_requests_age ON memory_store_requests (created_at);
 
--- Re-project every entry: index points now carry scope and kind.
+-- Re-project every entry: index points now carry scope and kind. (Due since the
+-- entry's last update: the service's clock, not the database's, decides.)
 INSERT INTO memory_outbox (entry_id, account_id, environment, next_attempt_at, created_at)
-SELECT id, account_id, environment, now(), now() FROM memory_entries;
+SELECT id, account_id, environment, updated_at, updated_at FROM memory_entries;

@@ -44,7 +44,7 @@ class Platform:
                 metadata=(("authorization", f"Bearer {self.keys[account]}"),), timeout=30)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def platform(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("platform")
     ports = {name: str(free_port()) for name in
@@ -65,7 +65,8 @@ def platform(tmp_path_factory):
         gateway = components[-1]
         platform = Platform(gateway.address, gateway.env, {})
         platform.keys = {account: platform.create_key(account) for account in ("acme", "globex")}
-        platform.bind_memory("acme", BOUND_AGENT)
+        for account in ("acme", "globex"):
+            platform.bind_memory(account, BOUND_AGENT)
         yield platform
     finally:
         for component in reversed(started):

@@ -528,13 +528,6 @@ class Transaction:
             entry.account_id, entry.environment, entry.id, version)
         return None if row is None else _version(row)
 
-    async def versions(self, account_id: str, environment: str, memory_id: UUID) -> list[Version]:
-        rows = await self._c.fetch(
-            f"SELECT {sql.VERSION_COLUMNS} FROM memory_versions WHERE account_id = $1"
-            " AND environment = $2 AND memory_id = $3 ORDER BY version",
-            account_id, environment, memory_id)
-        return [_version(r) for r in rows]
-
     async def count_live(self, account_id: str, environment: str, bucket: Bucket, kind: Kind,
                          now: datetime) -> int:
         q = Query(account_id, environment, kind, [str(s) for s in bucket.scopes])
@@ -598,14 +591,71 @@ class Transaction:
             entry.agent_id, entry.owner_user_id or "", entry.version, actor.key_id,
             actor.agent_id, actor.user_id, actor.role, _dump(before), _dump(after))
 
-    async def insert_versions(self, entry: Entry, versions: Sequence[Version]) -> None:
-        """An imported memory's history, as it was."""
-        columns = ("memory_id", "account_id", "environment", "version", *sql.SNAPSHOT, "action",
-                   "recorded_at", "recorded_until")
-        records = [(entry.id, entry.account_id, entry.environment, v.entry.version,
-                    *sql.snapshot_values(v.entry), v.action, v.recorded_at, v.recorded_until)
-                   for v in versions]
-        await self._c.copy_records_to_table("memory_versions", records=records, columns=columns)
+    async def get_many(self, actor: Actor, ids: Sequence[UUID]) -> dict[UUID, Entry]:
+        q = Query()
+        rows = await self._c.fetch(
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
+            f" AND id = ANY({q(list(ids))}::uuid[]) FOR UPDATE", *q.args)
+        return {r["id"]: sql.entry(r) for r in rows}
+
+    async def versions_of(self, account_id: str, environment: str, ids: Sequence[UUID]
+                          ) -> dict[UUID, list[Version]]:
+        found: dict[UUID, list[Version]] = {i: [] for i in ids}
+        rows = await self._c.fetch(
+            f"SELECT {sql.VERSION_COLUMNS} FROM memory_versions WHERE account_id = $1"
+            " AND environment = $2 AND memory_id = ANY($3::uuid[]) ORDER BY memory_id, version",
+            account_id, environment, list(ids))
+        for row in rows:
+            found[row["id"]].append(_version(row))
+        return found
+
+    async def live_keys(self, account_id: str, environment: str,
+                        keys: Sequence[tuple[str, str, str, str]]) -> set[tuple[str, str, str, str]]:
+        """Which of (scope, agent, owner, key) name a live memory already."""
+        rows = await self._c.fetch(
+            "SELECT e.scope, e.agent_id, e.owner_user_id, e.key FROM memory_entries e"
+            " JOIN unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS k(scope, agent_id,"
+            " owner_user_id, key) USING (scope, agent_id, owner_user_id, key)"
+            " WHERE e.account_id = $1 AND e.environment = $2 AND e.deleted_at IS NULL"
+            " AND e.superseded_by IS NULL", account_id, environment,
+            *([k[i] for k in keys] for i in range(4)))
+        return {(r["scope"], r["agent_id"], r["owner_user_id"], r["key"]) for r in rows}
+
+    async def insert_imported(self, memories: Sequence[tuple[Entry, Sequence[Version], dict]],
+                              author: Author, now: datetime) -> None:
+        """Imported memories as they were, with their history, one ``import`` record each
+        (its snapshot given), and their projection queued: a few statements a batch."""
+        if not memories:
+            return
+        entries = [entry for entry, _, _ in memories]
+        try:
+            await self._c.copy_records_to_table(
+                "memory_entries", columns=("id", "account_id", "environment", "version",
+                                           *sql.SNAPSHOT, "recall_count", "last_recalled_at"),
+                records=[(e.id, e.account_id, e.environment, e.version, *sql.snapshot_values(e),
+                          e.recall_count, e.last_recalled_at) for e in entries])
+        except asyncpg.UniqueViolationError as exc:
+            raise AlreadyExists("an imported memory's key is taken", reason="KEY_IN_USE") from exc
+        await self._c.copy_records_to_table(
+            "memory_versions", columns=("memory_id", "account_id", "environment", "version",
+                                        *sql.SNAPSHOT, "action", "recorded_at", "recorded_until"),
+            records=[(e.id, e.account_id, e.environment, v.entry.version,
+                      *sql.snapshot_values(v.entry), v.action, v.recorded_at, v.recorded_until)
+                     for e, versions, _ in memories for v in versions])
+        await self._c.copy_records_to_table(
+            "memory_audit", columns=("account_id", "environment", "scope", "agent_id",
+                                     "owner_user_id", "memory_id", "version", "action",
+                                     "actor_key_id", "actor_agent_id", "actor_user_id",
+                                     "actor_role", "at", "after"),
+            records=[(e.account_id, e.environment, e.scope, e.agent_id, e.owner_user_id or "",
+                      e.id, e.version, Action.IMPORT, author.key_id, author.agent_id,
+                      author.user_id, author.role, now, _dump(snapshot))
+                     for e, _, snapshot in memories])
+        await self._c.copy_records_to_table(
+            "memory_outbox", columns=("entry_id", "account_id", "environment", "next_attempt_at",
+                                      "created_at"),
+            records=[(e.id, e.account_id, e.environment, now, now) for e in entries])
+        await self._c.execute("SELECT pg_notify('memory_outbox', '')")
 
     async def audit_only(self, account_id: str, environment: str, scope: Scope, agent_id: str,
                          owner_user_id: str, memory_id: UUID | None, version: int | None,

@@ -437,6 +437,9 @@ class Writes:
             return old, replacement
 
     async def import_memories(self, actor: Actor, text: str) -> ImportResult:
+        """Write the memories of an export that are not there yet, in one transaction.
+        Already there identically: unchanged; there otherwise, or its key taken by
+        another live memory: a conflict, left alone."""
         permissions.require_admin(actor, "importing memories")
         memories = exchange.parse(text, actor.account_id, actor.environment)
         if len(memories) > 1000:
@@ -444,41 +447,49 @@ class Writes:
         for field, entry, versions in memories:
             _importable(actor, entry, versions, field)
         now = self._clock.now()
-        created, unchanged, conflicts = 0, 0, []
+        unchanged, conflicts, accepted = 0, [], []
         async with self._repository.transaction() as tx:
             _enabled(await tx.settings(actor.account_id))
             for name in sorted({_lock_of(e) for _, e, _ in memories}):
                 await tx.lock(name, actor.account_id)
+            ids = [e.id for _, e, _ in memories]
+            existing = await tx.get_many(actor, ids)
+            history = await tx.versions_of(actor.account_id, actor.environment, list(existing))
+            taken = await tx.live_keys(actor.account_id, actor.environment,
+                                       [_key_of(e) for _, e, _ in memories])
+            counts: dict[tuple, int] = {}
             for _, entry, versions in memories:
-                outcome = await self._import_one(tx, actor, entry, versions, now)
-                created += outcome == "created"
-                unchanged += outcome == "unchanged"
-                if outcome == "conflict":
-                    conflicts.append(entry.id)
-        return ImportResult(created, unchanged, conflicts)
+                if entry.id in existing:
+                    same = exchange.comparable(existing[entry.id], history[entry.id]) == \
+                        exchange.comparable(entry, versions)
+                    unchanged += same
+                    if not same:
+                        conflicts.append(entry.id)
+                    continue
+                if entry.live(now):
+                    if _key_of(entry) in taken:
+                        conflicts.append(entry.id)
+                        continue
+                    await self._count_in(tx, counts, entry, now)
+                    taken.add(_key_of(entry))
+                existing[entry.id] = entry
+                accepted.append((entry, versions, exchange.snapshot(entry)))
+            await tx.insert_imported(accepted, Author.of(actor), now)
+        return ImportResult(len(accepted), unchanged, conflicts)
 
-    async def _import_one(self, tx: Transaction, actor: Actor, entry: Entry,
-                          versions: Sequence[Version], now: datetime) -> str:
-        existing = await tx.get(actor, entry.id)
-        if existing is not None:
-            kept = await tx.versions(existing.account_id, existing.environment, existing.id)
-            same = exchange.comparable(existing, kept) == exchange.comparable(entry, list(versions))
-            return "unchanged" if same else "conflict"
-        if entry.deleted_at is None and entry.superseded_by is None:
-            holder = await tx.live_by_key(entry.account_id, entry.environment, entry.scope,
-                                          entry.agent_id, entry.owner_user_id or "", entry.key)
-            if holder is not None:
-                return "conflict"
-            if not entry.expired(now):
-                await self._check_capacity(tx, entry, now)
-        inserted = await tx.insert(entry)
-        await tx.insert_versions(inserted, versions)
-        await tx.audit_only(inserted.account_id, inserted.environment, inserted.scope,
-                            inserted.agent_id, inserted.owner_user_id or "", inserted.id,
-                            inserted.version, Action.IMPORT, Author.of(actor), None,
-                            exchange.snapshot(inserted), now)
-        await tx.enqueue(inserted, now)
-        return "created"
+    @staticmethod
+    async def _count_in(tx: Transaction, counts: dict[tuple, int], entry: Entry,
+                        now: datetime) -> None:
+        """Capacity for a batch: each bucket counted once, then kept up to date."""
+        for bucket in rules.buckets(entry.kind, entry.scope, entry.agent_id,
+                                    entry.owner_user_id or ""):
+            key = (bucket, entry.kind)
+            if key not in counts:
+                counts[key] = await tx.count_live(entry.account_id, entry.environment, bucket,
+                                                  entry.kind, now)
+            if counts[key] >= bucket.limit:
+                raise _capacity_error(entry.kind, bucket.per, bucket.limit)
+            counts[key] += 1
 
     # -- hygiene ---------------------------------------------------------------------
 
@@ -545,6 +556,10 @@ class Writes:
             return after
 
 
+def _key_of(entry: Entry) -> tuple[str, str, str, str]:
+    return entry.scope, entry.agent_id, entry.owner_user_id or "", entry.key
+
+
 def _within_retention(since: datetime, settings: AccountSettings, now: datetime) -> None:
     if since <= now - timedelta(days=settings.retention_days):
         raise FailedPrecondition(
@@ -569,6 +584,7 @@ def _importable(actor: Actor, entry: Entry, versions: Sequence[Version], field: 
             [v.entry.version for v in versions] != sorted({v.entry.version for v in versions}):
         raise InvalidArgument(f"{field}.versions", "must list the versions in order, ending "
                                                    "with the current one")
+    screened: set[tuple[str, str]] = set()  # versions repeat key and content: screen once
     for index, version in enumerate(versions):
         snapshot = version.entry
         if (snapshot.id, snapshot.scope, snapshot.agent_id, snapshot.owner_user_id) != \
@@ -583,6 +599,9 @@ def _importable(actor: Actor, entry: Entry, versions: Sequence[Version], field: 
         validation.tags(snapshot.tags, f"{name}.tags")
         if content_hash(snapshot.content) != snapshot.content_hash:
             raise InvalidArgument(f"{name}.content_hash", "does not match the content")
+        if (snapshot.key, snapshot.content) in screened:
+            continue
+        screened.add((snapshot.key, snapshot.content))
         sensitive = validation.screen({f"{name}.key": snapshot.key,
                                        f"{name}.content": snapshot.content})
         if sensitive and entry.scope not in rules.PERSONAL_SCOPES:

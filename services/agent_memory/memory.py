@@ -75,7 +75,9 @@ class AgentMemory:
             raise FailedPrecondition("memory is disabled for this account",
                                      reason="MEMORY_DISABLED")
         now = self._clock.now()
-        result = await self._recaller.recall(actor, query, limit, kinds or rules.RECALLABLE, now)
+        # memory_recall keeps to seed 000's categories; the other kinds reach a context
+        # through their own sections (blocks, rules) or, later, the compiled context.
+        result = await self._recaller.recall(actor, query, limit, kinds or rules.CATEGORIES, now)
         await self._repository.mark_recalled(actor, [r.entry.id for r in result.entries], now)
         return result
 

@@ -145,11 +145,11 @@ class Repository:
                            after: tuple[datetime, UUID] | None, limit: int) -> list[Entry]:
         q = Query()
         after_time, after_id = after or (datetime.min.replace(tzinfo=now.tzinfo), UUID(int=0))
-        rows = await self._pool.fetch(
-            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
-            f" AND {live(q, now)} AND kind = ANY({q(list(kinds))}::text[])"
-            f" AND (created_at, id) > ({q(after_time)}, {q(after_id)})"
-            f" ORDER BY created_at, id LIMIT {q(limit)}", *q.args)
+        rows = await self._pool.fetch(sql.visible_page(
+            q, actor, select=ENTRY_COLUMNS, table="memory_entries", order="created_at, id",
+            limit=limit, where=[live(q, now), f"kind = ANY({q(list(kinds))}::text[])",
+                                f"(created_at, id) > ({q(after_time)}, {q(after_id)})"]),
+            *q.args)
         return [sql.entry(r) for r in rows]
 
     async def pinned(self, actor: Actor, now: datetime) -> tuple[list[Entry], list[Entry]]:
@@ -212,18 +212,20 @@ class Repository:
         """Newest first; ``before`` is the (created_at, id) the previous page ended at."""
         q = Query()
         platform = Scope.PLATFORM in where.scopes
-        table = "memory_entries" if where.as_of is None else "memory_versions"
-        conditions = [visible(q, actor, platform=platform), *self._filters(q, where, now)]
+        conditions = self._filters(q, where, now)
+        if where.as_of is not None:  # the versions recorded then (rarer: no page index)
+            if before is not None:
+                conditions.append(f"(created_at, memory_id) < ({q(before[0])}, {q(before[1])})")
+            rows = await self._pool.fetch(
+                f"SELECT {sql.VERSION_COLUMNS} FROM memory_versions WHERE"
+                f" {visible(q, actor, platform=platform)} AND {' AND '.join(conditions)}"
+                f" ORDER BY created_at DESC, memory_id DESC LIMIT {q(limit)}", *q.args)
+            return [sql.entry(r) for r in rows]
         if before is not None:
-            key = "id" if where.as_of is None else "memory_id"
-            conditions.append(f"(created_at, {key}) < ({q(before[0])}, {q(before[1])})")
-        if where.as_of is None:
-            select, order = ENTRY_COLUMNS, "created_at DESC, id DESC"
-        else:
-            select, order = sql.VERSION_COLUMNS, "created_at DESC, memory_id DESC"
-        rows = await self._pool.fetch(
-            f"SELECT {select} FROM {table} WHERE {' AND '.join(conditions)}"
-            f" ORDER BY {order} LIMIT {q(limit)}", *q.args)
+            conditions.append(f"(created_at, id) < ({q(before[0])}, {q(before[1])})")
+        rows = await self._pool.fetch(sql.visible_page(
+            q, actor, select=ENTRY_COLUMNS, table="memory_entries", where=conditions,
+            order="created_at DESC, id DESC", limit=limit, platform=platform), *q.args)
         return [sql.entry(r) for r in rows]
 
     @staticmethod
@@ -300,12 +302,10 @@ class Repository:
         """The caller's memories (every state, no platform rules), oldest first, with
         their versions."""
         q = Query()
-        condition = visible(q, actor)
-        if after is not None:
-            condition += f" AND (created_at, id) > ({q(after[0])}, {q(after[1])})"
-        rows = await self._pool.fetch(
-            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {condition}"
-            f" ORDER BY created_at, id LIMIT {q(limit)}", *q.args)
+        where = [] if after is None else [f"(created_at, id) > ({q(after[0])}, {q(after[1])})"]
+        rows = await self._pool.fetch(sql.visible_page(
+            q, actor, select=ENTRY_COLUMNS, table="memory_entries", where=where,
+            order="created_at, id", limit=limit), *q.args)
         entries = [sql.entry(r) for r in rows]
         if not entries:
             return []

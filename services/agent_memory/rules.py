@@ -105,7 +105,6 @@ RULES: dict[Kind, KindRules] = {
     Kind.BLOCK: KindRules(20, 10, 2000, recallable=False),
 }
 
-RECALLABLE = tuple(kind for kind, rules in RULES.items() if rules.recallable)
 DECAYING = tuple(kind for kind, rules in RULES.items() if rules.decays)
 
 DEFAULT_IMPORTANCE = 0.5

@@ -1,7 +1,8 @@
 """SQL building blocks of agent memory: the statement builder, the visibility
 predicate every read uses, and the row <-> domain mapping.
 
-The visibility predicate is the one place tenancy is decided for reads
+The visibility predicate (``_branches``, used as ``visible`` or, for ordered
+pages, ``visible_page``) is the one place tenancy is decided for reads
 (memories, versions and audit records alike): within the caller's account and
 environment, a caller sees
 
@@ -11,7 +12,7 @@ environment, a caller sees
 - ``private`` memories of its agent *and* its user,
 
 and, where a read asks for them, the ``platform`` rules. A caller without a
-user matches no user or private memory (their owner is never '').
+user sees no user or private memory.
 """
 
 from __future__ import annotations
@@ -38,17 +39,44 @@ class Query:
         return f"${len(self.args)}"
 
 
+def _branches(q: Query, actor: Actor, a: str, platform: bool) -> list[str]:
+    """The visible rows as disjoint parts, each an equality on (account, environment,
+    scope, agent, owner): one index range apiece. (The agent and owner columns of a
+    scope that has none are '' by the table's checks.)"""
+    tenant = (f"{a}account_id = {q(actor.account_id)}"
+              f" AND {a}environment = {q(actor.environment)}")
+    agent = q(actor.agent_id)
+    found = [f"{tenant} AND {a}scope = 'account' AND {a}agent_id = '' AND {a}owner_user_id = ''",
+             f"{tenant} AND {a}scope = 'agent' AND {a}agent_id = {agent}"
+             f" AND {a}owner_user_id = ''"]
+    if actor.user_id:  # without a user, no user or private memory is visible
+        owner = q(actor.user_id)
+        found += [f"{tenant} AND {a}scope = 'user' AND {a}agent_id = ''"
+                  f" AND {a}owner_user_id = {owner}",
+                  f"{tenant} AND {a}scope = 'private' AND {a}agent_id = {agent}"
+                  f" AND {a}owner_user_id = {owner}"]
+    if platform:
+        found.append(f"{a}account_id = '' AND {a}environment = '' AND {a}scope = 'platform'")
+    return found
+
+
 def visible(q: Query, actor: Actor, alias: str = "", *, platform: bool = False) -> str:
     """The rows of memory_entries / memory_versions / memory_audit ``actor`` may see."""
     a = f"{alias}." if alias else ""
-    agent, owner = q(actor.agent_id), q(actor.user_id or "")
-    tenant = (f"({a}account_id = {q(actor.account_id)} AND {a}environment = "
-              f"{q(actor.environment)} AND ({a}scope = 'account'"
-              f" OR ({a}scope = 'agent' AND {a}agent_id = {agent})"
-              f" OR ({a}scope = 'user' AND {a}owner_user_id = {owner})"
-              f" OR ({a}scope = 'private' AND {a}agent_id = {agent}"
-              f" AND {a}owner_user_id = {owner})))")
-    return f"({tenant} OR {a}scope = 'platform')" if platform else tenant
+    return "(" + " OR ".join(f"({b})" for b in _branches(q, actor, a, platform)) + ")"
+
+
+def visible_page(q: Query, actor: Actor, *, select: str, table: str, where: list[str],
+                 order: str, limit: int, platform: bool = False) -> str:
+    """A page of the visible rows that match ``where``, in ``order``: the same rows as
+    ``visible``, read as one ordered, limited index range per part and merged, so a
+    page costs the same however large the account is."""
+    bound = q(limit)
+    extra = "".join(f" AND {condition}" for condition in where)
+    parts = [f"(SELECT {select} FROM {table} WHERE {branch}{extra} ORDER BY {order}"
+             f" LIMIT {bound})" for branch in _branches(q, actor, "", platform)]
+    return (f"SELECT * FROM ({' UNION ALL '.join(parts)}) AS visible ORDER BY {order}"
+            f" LIMIT {bound}")
 
 
 def live(q: Query, now, alias: str = "") -> str:

@@ -425,7 +425,8 @@ class Writes:
             permissions.check_write(actor, current.scope, current.kind)
             _expect(current, expected)
             _modifiable(current)
-            replacement = await tx.get(actor, replacement_id)
+            # Not locked: two supersedes in opposite directions must not deadlock.
+            replacement = await tx.get(actor, replacement_id, lock=False)
             if replacement is None:
                 raise NotFound(f"memory {replacement_id} not found", reason="MEMORY_NOT_FOUND")
             if not replacement.live(now):
@@ -584,6 +585,10 @@ def _importable(actor: Actor, entry: Entry, versions: Sequence[Version], field: 
             [v.entry.version for v in versions] != sorted({v.entry.version for v in versions}):
         raise InvalidArgument(f"{field}.versions", "must list the versions in order, ending "
                                                    "with the current one")
+    last = versions[-1].entry
+    if (entry.key, entry.content, entry.content_hash, entry.kind) != \
+            (last.key, last.content, last.content_hash, last.kind):
+        raise InvalidArgument(f"{field}.content", "must be the current version's")
     screened: set[tuple[str, str]] = set()  # versions repeat key and content: screen once
     for index, version in enumerate(versions):
         snapshot = version.entry

@@ -73,3 +73,23 @@ async def test_same_ranked_ids_on_edge_and_on_qdrant_client(tmp_path):
         await edge.close()
         await server.close()
         await embedder.close()
+
+
+async def test_a_collection_of_the_previous_release_gains_the_payload_indexes(tmp_path):
+    import qdrant_edge
+
+    old = qdrant_edge.EdgeShard.create(str(tmp_path / "c"), qdrant_edge.EdgeConfig(
+        vectors={"dense": qdrant_edge.EdgeVectorParams(size=4,
+                                                       distance=qdrant_edge.Distance.Cosine)},
+        payload_memory=qdrant_edge.Memory.Cached))
+    old.update(qdrant_edge.UpdateOperation.create_field_index(
+        "agent_id", qdrant_edge.PayloadSchemaType.Keyword))
+    old.close()
+    edge = EdgeIndex(tmp_path)
+    try:
+        await edge.ensure_collection("c", 4)
+        shard = await edge._shard("c")
+        assert set(shard.info().payload_schema) >= {"scope", "kind", "agent_id",
+                                                    "owner_user_id", "expires_at"}
+    finally:
+        await edge.close()

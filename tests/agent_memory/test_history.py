@@ -110,10 +110,8 @@ async def test_as_of_lists_return_the_store_as_it_was(memory):
 
 
 async def test_supersede_hides_the_old_memory_and_keeps_it_on_request(memory):
-    old = await add(memory.stub, ME, new("Deploys happen on Tuesdays", pb.MEMORY_KIND_DECISION,
-                                         key="deploy-day"))
-    newer = await add(memory.stub, ME, new("Deploys happen on Thursdays",
-                                           pb.MEMORY_KIND_DECISION, key="deploy-day-2"))
+    old = await add(memory.stub, ME, new("Deploys happen on Tuesdays", key="deploy-day"))
+    newer = await add(memory.stub, ME, new("Deploys happen on Thursdays", key="deploy-day-2"))
     await memory.project()
     reply = await memory.stub.SupersedeMemory(pb.SupersedeMemoryRequest(
         principal=ME, memory_id=old.id, superseded_by=newer.id, expected_version=1))

@@ -166,3 +166,16 @@ async def test_expired_entries_are_never_recalled(memory, category):
     assert (await keys_for(memory, "tired standup"))[0] == ["tired"]
     memory.clock.advance(days=31)
     assert (await keys_for(memory, "tired standup"))[0] == []
+
+
+async def test_recall_keeps_to_seed_000_categories(memory):
+    from tests.agent_memory.library import add, new, who
+
+    owner = who(user="u1")
+    await add(memory.stub, owner, new("Deploys go out on Fridays", pb.MEMORY_KIND_PROJECT_FACT,
+                                      key="fact"))
+    for kind in (pb.MEMORY_KIND_DECISION, pb.MEMORY_KIND_BLOCK, pb.MEMORY_KIND_ARTIFACT_REF):
+        await add(memory.stub, owner, new("Deploys go out on Fridays", kind))
+    await memory.project()
+    reply = await memory.stub.Recall(recall("when do deploys go out", who=owner, limit=20))
+    assert [e.entry.key for e in reply.entries] == ["fact"] and not reply.fallback

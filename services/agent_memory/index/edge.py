@@ -60,7 +60,7 @@ class EdgeIndex:
         q = _edge()
         path = self._root / name
         if path.exists() and any(path.iterdir()):
-            return q.EdgeShard.load(str(path))
+            return self._indexed(q.EdgeShard.load(str(path)))
         if dimensions is None:
             raise IndexUnavailable(f"collection {name} does not exist")
         config = q.EdgeConfig(
@@ -69,11 +69,18 @@ class EdgeIndex:
             payload_memory=q.Memory.Cached,
         )
         path.mkdir(parents=True, exist_ok=True)
-        shard = q.EdgeShard.create(str(path), config)
-        # Without payload indexes every filtered query reads every point's payload.
+        return self._indexed(q.EdgeShard.create(str(path), config))
+
+    @staticmethod
+    def _indexed(shard):
+        """Without payload indexes every filtered query reads every point's payload. A
+        collection of an earlier release gains the ones it lacks."""
+        q = _edge()
+        present = set(shard.info().payload_schema)
         for field, schema in PAYLOAD_FIELDS:
-            shard.update(q.UpdateOperation.create_field_index(
-                field, getattr(q.PayloadSchemaType, _SCHEMAS[schema])))
+            if field not in present:
+                shard.update(q.UpdateOperation.create_field_index(
+                    field, getattr(q.PayloadSchemaType, _SCHEMAS[schema])))
         return shard
 
     async def _call(self, name: str, operation, *args):

@@ -68,7 +68,9 @@ DROP INDEX memory_entries_by_key;
 CREATE UNIQUE INDEX memory_entries_live_key
     ON memory_entries (account_id, environment, scope, agent_id, owner_user_id, key)
     WHERE deleted_at IS NULL AND superseded_by IS NULL;
-CREATE INDEX memory_entries_by_time ON memory_entries (account_id, environment, created_at, id);
+-- Pages of what a caller sees: one range per visible part (services/agent_memory/sql.py).
+CREATE INDEX memory_entries_by_owner
+    ON memory_entries (account_id, environment, scope, agent_id, owner_user_id, created_at, id);
 CREATE INDEX memory_entries_tags ON memory_entries USING gin (tags jsonb_path_ops);
 CREATE INDEX memory_entries_tombstones ON memory_entries (deleted_at) WHERE deleted_at IS NOT NULL;
 CREATE INDEX memory_entries_superseded

@@ -129,6 +129,11 @@ class _Line:
         return _Line(self.get(name, dict), f"{self._field}.{name}")
 
 
+def _id(line: _Line, name: str, *, optional: bool = True) -> str | None:
+    value = line.get(name, str, optional=optional)
+    return require_id(value, name) if value else value
+
+
 def _entry(line: _Line, account_id: str, environment: str) -> Entry:
     source, author = line.child("source"), line.child("author")
     tags = line.get("tags", dict)
@@ -137,8 +142,10 @@ def _entry(line: _Line, account_id: str, environment: str) -> Entry:
     agent = line.get("agent_id", str)
     user = line.get("user_id", str, optional=True)
     message_ids = source.get("message_ids", list)
-    if not all(isinstance(m, str) for m in message_ids):
-        raise source.error("message_ids", "must be strings")
+    for index, message_id in enumerate(message_ids):
+        if not isinstance(message_id, str):
+            raise source.error("message_ids", "must be strings")
+        require_id(message_id, f"source.message_ids[{index}]")
     return Entry(
         id=line.uuid("id"), account_id=account_id, environment=environment,
         scope=line.enum("scope", Scope), agent_id=agent and require_id(agent, "agent_id"),
@@ -147,14 +154,15 @@ def _entry(line: _Line, account_id: str, environment: str) -> Entry:
         importance=float(line.get("importance", (int, float))),
         confidence=float(line.get("confidence", (int, float))), tags=dict(tags),
         content_hash=line.get("content_hash", str),
-        source=Source(source.enum("kind", SourceKind), source.get("thread_id", str, optional=True),
-                      tuple(message_ids), source.get("run_id", str, optional=True),
+        source=Source(source.enum("kind", SourceKind), _id(source, "thread_id"),
+                      tuple(message_ids), _id(source, "run_id"),
                       source.get("first_offset", int, optional=True),
                       source.get("last_offset", int, optional=True)),
         expires_at=line.time("expires_at", optional=True), created_at=line.time("created_at"),
         updated_at=line.time("updated_at"), version=line.get("version", int),
-        author=Author(author.get("key_id", str), author.get("agent_id", str),
-                      author.get("user_id", str), author.enum("role", Role)),
+        author=Author(_id(author, "key_id", optional=False), _id(author, "agent_id",
+                                                                  optional=False),
+                      _id(author, "user_id", optional=False), author.enum("role", Role)),
         deleted_at=line.time("deleted_at", optional=True),
         superseded_by=line.uuid("superseded_by", optional=True),
         superseded_at=line.time("superseded_at", optional=True),

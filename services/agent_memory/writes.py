@@ -473,7 +473,7 @@ class Writes:
                         continue
                     await self._count_in(tx, counts, entry, now)
                     taken.add(_key_of(entry))
-                existing[entry.id] = entry
+                existing[entry.id], history[entry.id] = entry, versions  # repeated in the file
                 accepted.append((entry, versions, exchange.snapshot(entry)))
             await tx.insert_imported(accepted, Author.of(actor), now)
         return ImportResult(len(accepted), unchanged, conflicts)
@@ -573,21 +573,24 @@ def _importable(actor: Actor, entry: Entry, versions: Sequence[Version], field: 
     if entry.scope == Scope.PLATFORM:
         raise InvalidArgument(f"{field}.scope", "platform rules are not imported")
     owner = actor.user_id or ""
+    personal = entry.scope in rules.PERSONAL_SCOPES
     if (entry.scope in (Scope.AGENT, Scope.PRIVATE) and entry.agent_id != actor.agent_id) or \
-            (entry.scope in rules.PERSONAL_SCOPES and entry.owner_user_id != owner) or \
+            (personal and entry.owner_user_id != owner) or \
+            (not personal and entry.owner_user_id) or \
             (entry.scope in (Scope.ACCOUNT, Scope.USER) and entry.agent_id):
         raise InvalidArgument(f"{field}.scope", "belongs to another agent or user than the "
                                                 "caller's")
     if entry.kind not in rules.RULES or entry.scope not in rules.RULES[entry.kind].scopes:
         raise InvalidArgument(f"{field}.kind", f"{entry.kind} cannot live in {entry.scope}")
     permissions.check_write(actor, entry.scope, entry.kind)
-    if not versions or versions[-1].entry.version != entry.version or \
-            [v.entry.version for v in versions] != sorted({v.entry.version for v in versions}):
+    numbers = [v.entry.version for v in versions]
+    if not versions or numbers[-1] != entry.version or numbers[0] < 1 or \
+            numbers != sorted(set(numbers)):
         raise InvalidArgument(f"{field}.versions", "must list the versions in order, ending "
                                                    "with the current one")
     last = versions[-1].entry
-    if (entry.key, entry.content, entry.content_hash, entry.kind) != \
-            (last.key, last.content, last.content_hash, last.kind):
+    if (entry.key, entry.content, entry.content_hash, entry.kind, entry.tags) != \
+            (last.key, last.content, last.content_hash, last.kind, last.tags):
         raise InvalidArgument(f"{field}.content", "must be the current version's")
     screened: set[tuple[str, str]] = set()  # versions repeat key and content: screen once
     for index, version in enumerate(versions):
@@ -612,6 +615,7 @@ def _importable(actor: Actor, entry: Entry, versions: Sequence[Version], field: 
         if sensitive and entry.scope not in rules.PERSONAL_SCOPES:
             raise _private_only(sensitive, f"{name}.content")
     validation.unit(entry.importance, f"{field}.importance")
+    validation.unit(entry.confidence, f"{field}.confidence")
 
 
 def _settings_json(settings: AccountSettings | AgentSettings) -> dict:

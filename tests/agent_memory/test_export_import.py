@@ -124,6 +124,11 @@ async def test_import_refuses_bad_lines_naming_them_and_writes_nothing(memory):
         (json.dumps(other_agent), "jsonl[2].scope"),
         (json.dumps(unsafe), "jsonl[2].versions[" + str(len(unsafe["versions"]) - 1) + "].content"),
         (json.dumps(forged), "jsonl[2].content"),
+        (json.dumps({**json.loads(first), "user_id": "u1"}), "jsonl[2].scope"),
+        (json.dumps({**json.loads(first), "confidence": -1}), "jsonl[2].confidence"),
+        (json.dumps({**json.loads(first), "source": {**json.loads(first)["source"],
+                                                     "thread_id": "a\u0000b"}}),
+         "jsonl[2].source.thread_id"),
     ]
     for line, field in cases:
         error = await rpc_error(memory.stub.ImportMemories(pb.ImportMemoriesRequest(
@@ -131,6 +136,10 @@ async def test_import_refuses_bad_lines_naming_them_and_writes_nothing(memory):
         assert error.code == grpc.StatusCode.INVALID_ARGUMENT, line
         assert any(f.startswith(field) for f in error.field_violations), (field, error)
     assert await listed(memory.stub, TARGET, **EVERYTHING) == []
+    # The same memory twice in one file: written once.
+    twice = await memory.stub.ImportMemories(pb.ImportMemoriesRequest(
+        principal=TARGET, jsonl="\n".join([header, second, second])))
+    assert (twice.created, twice.unchanged) == (1, 1)
     denied = await rpc_error(memory.stub.ImportMemories(pb.ImportMemoriesRequest(
         principal=who("initech", user="u1"), jsonl="\n".join([header, first]))))
     assert denied.code == grpc.StatusCode.PERMISSION_DENIED and denied.reason == "ADMIN_REQUIRED"

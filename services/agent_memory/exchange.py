@@ -85,8 +85,11 @@ class _Line:
         self._data = data
         self._field = field
 
+    def path(self, name: str) -> str:
+        return f"{self._field}.{name}" if name else self._field
+
     def error(self, name: str, message: str) -> InvalidArgument:
-        return InvalidArgument(f"{self._field}.{name}" if name else self._field, message)
+        return InvalidArgument(self.path(name), message)
 
     def get(self, name: str, kinds: type | tuple[type, ...], *, optional: bool = False):
         value = self._data.get(name)
@@ -131,7 +134,7 @@ class _Line:
 
 def _id(line: _Line, name: str, *, optional: bool = True) -> str | None:
     value = line.get(name, str, optional=optional)
-    return require_id(value, name) if value else value
+    return require_id(value, line.path(name)) if value else value
 
 
 def _entry(line: _Line, account_id: str, environment: str) -> Entry:
@@ -140,16 +143,15 @@ def _entry(line: _Line, account_id: str, environment: str) -> Entry:
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in tags.items()):
         raise line.error("tags", "keys and values must be strings")
     agent = line.get("agent_id", str)
-    user = line.get("user_id", str, optional=True)
     message_ids = source.get("message_ids", list)
     for index, message_id in enumerate(message_ids):
         if not isinstance(message_id, str):
             raise source.error("message_ids", "must be strings")
-        require_id(message_id, f"source.message_ids[{index}]")
+        require_id(message_id, source.path(f"message_ids[{index}]"))
     return Entry(
         id=line.uuid("id"), account_id=account_id, environment=environment,
-        scope=line.enum("scope", Scope), agent_id=agent and require_id(agent, "agent_id"),
-        owner_user_id=user and require_id(user, "user_id"), key=line.get("key", str),
+        scope=line.enum("scope", Scope), agent_id=agent and _id(line, "agent_id"),
+        owner_user_id=_id(line, "user_id") or None, key=line.get("key", str),
         content=line.get("content", str), kind=line.enum("kind", Kind),
         importance=float(line.get("importance", (int, float))),
         confidence=float(line.get("confidence", (int, float))), tags=dict(tags),

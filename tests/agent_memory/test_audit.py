@@ -144,3 +144,17 @@ async def test_the_account_trail_shows_only_what_the_caller_may_see(memory):
     bad = await rpc_error(memory.stub.ListAudit(pb.ListAuditRequest(
         principal=who(user="u2"), page_token="garbage")))
     assert bad.code == grpc.StatusCode.INVALID_ARGUMENT and "page_token" in bad.field_violations
+
+
+async def test_a_store_over_an_expired_key_retires_it_then_creates_one_record_each(memory):
+    trail = Trail(memory)
+    first = await memory.stub.Store(store("mood", "Seemed tired", pb.CATEGORY_OBSERVATION,
+                                          who=AGENT_KEY))
+    memory.clock.advance(days=31)
+    before = len(await trail.rows())
+    second = await memory.stub.Store(store("mood", "Seemed rested", pb.CATEGORY_OBSERVATION,
+                                           who=AGENT_KEY))
+    assert second.entry.id != first.entry.id and not second.replaced
+    rows = (await trail.rows())[before:]
+    assert [(r["action"], str(r["memory_id"])) for r in rows] == [
+        ("expire", first.entry.id), ("create", second.entry.id)]

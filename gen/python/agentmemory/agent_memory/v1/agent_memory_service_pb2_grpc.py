@@ -244,19 +244,23 @@ class AgentMemoryServiceServicer:
         """The pinned entries for the caller: user_profile, importance >= 0.7,
         visible, not expired, by importance then recency, at most 10; and the
         blocks of every visible scope. Memory disabled: nothing, and no error.
+        Errors: INVALID_ARGUMENT (principal.*).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetEntry(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Errors: INVALID_ARGUMENT (key), NOT_FOUND (reason ENTRY_NOT_FOUND).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListEntries(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Live entries, oldest first. Errors: INVALID_ARGUMENT (page_size,
+        page_token, categories).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -391,7 +395,8 @@ class AgentMemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetAccountSettings(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Errors: INVALID_ARGUMENT (principal.*).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -407,6 +412,7 @@ class AgentMemoryServiceServicer:
     def GetAgentSettings(self, request, context):
         """The agent's settings, and whether memory is enabled for its account. The
         gateway reads it for the memory tools, thread memory before a flush.
+        Errors: INVALID_ARGUMENT (principal.*).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

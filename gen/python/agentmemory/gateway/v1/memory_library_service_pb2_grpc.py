@@ -220,21 +220,24 @@ class MemoryLibraryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListAudit(self, request, context):
-        """Per memory, or everything the caller can see; newest first.
+        """Per memory, or everything the caller can see; newest first. No errors of
+        its own.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ExportMemories(self, request, context):
-        """JSON Lines, a page at a time; concatenated pages are one export file.
+        """JSON Lines, a page at a time; concatenated pages are one export file. No
+        errors of its own.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ImportMemories(self, request, context):
-        """Admins only. Idempotent; all lines of a call or none.
+        """Admins only. Idempotent; all lines of a call or none. INVALID_ARGUMENT
+        names the line and field (jsonl[N].field), RESOURCE_EXHAUSTED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -242,13 +245,15 @@ class MemoryLibraryServiceServicer:
 
     def ExplainMemory(self, request, context):
         """Source, provenance, versions, supersede links and audit of one memory.
+        NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetAccountSettings(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """No errors of its own.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -261,7 +266,7 @@ class MemoryLibraryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetAgentSettings(self, request, context):
-        """The caller's agent's settings.
+        """The caller's agent's settings. No errors of its own.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -528,68 +528,68 @@ class Transaction:
             entry.account_id, entry.environment, entry.id, version)
         return None if row is None else _version(row)
 
-    async def count_live(self, account_id: str, environment: str, bucket: Bucket, kind: Kind,
-                         now: datetime) -> int:
-        q = Query(account_id, environment, kind, [str(s) for s in bucket.scopes])
-        condition = ""
-        if bucket.agent_id is not None:
-            condition += f" AND agent_id = {q(bucket.agent_id)}"
-        if bucket.owner_user_id is not None:
-            condition += f" AND owner_user_id = {q(bucket.owner_user_id)}"
-        return await self._c.fetchval(
-            "SELECT count(*) FROM memory_entries WHERE account_id = $1 AND environment = $2"
-            f" AND kind = $3 AND scope = ANY($4::text[]){condition} AND {live(q, now)}", *q.args)
+    async def count_live(self, account_id: str, environment: str, buckets: Sequence[Bucket],
+                         kind: Kind, now: datetime) -> list[int]:
+        """The live memories of ``kind`` in each bucket, in one statement."""
+        q = Query(account_id, environment, kind)
+        counts, parts = [], []
+        for bucket in buckets:
+            condition = f"scope = ANY({q([str(s) for s in bucket.scopes])}::text[])"
+            if bucket.agent_id is not None:
+                condition += f" AND agent_id = {q(bucket.agent_id)}"
+            if bucket.owner_user_id is not None:
+                condition += f" AND owner_user_id = {q(bucket.owner_user_id)}"
+            counts.append(f"count(*) FILTER (WHERE {condition})")
+            parts.append(f"({condition})")
+        row = await self._c.fetchrow(
+            f"SELECT {', '.join(counts)} FROM memory_entries WHERE account_id = $1"
+            f" AND environment = $2 AND kind = $3 AND ({' OR '.join(parts)})"
+            f" AND {live(q, now)}", *q.args)
+        return list(row)
 
-    async def insert(self, entry: Entry) -> Entry:
-        columns = ", ".join(("id", "account_id", "environment", "version", *sql.SNAPSHOT,
-                             "recall_count", "last_recalled_at"))
-        values = [entry.id, entry.account_id, entry.environment, entry.version,
-                  *sql.snapshot_values(entry), entry.recall_count, entry.last_recalled_at]
-        placeholders = ", ".join(f"${i}" for i in range(1, len(values) + 1))
-        try:
-            row = await self._c.fetchrow(
-                f"INSERT INTO memory_entries ({columns}) VALUES ({placeholders})"
-                f" RETURNING {ENTRY_COLUMNS}", *values)
-        except asyncpg.UniqueViolationError as exc:
-            raise _key_in_use(entry) from exc
-        return sql.entry(row)
-
-    async def update(self, entry: Entry) -> Entry:
-        """Write ``entry`` over its row (a new version: decay starts over)."""
-        assignments = ", ".join(f"{c} = ${i}" for i, c in enumerate(("version", *sql.SNAPSHOT),
-                                                                     start=4))
-        try:
-            row = await self._c.fetchrow(
-                f"UPDATE memory_entries SET {assignments}, last_decayed_at = NULL"
-                " WHERE account_id = $1 AND environment = $2 AND id = $3"
-                f" RETURNING {ENTRY_COLUMNS}",
-                entry.account_id, entry.environment, entry.id, entry.version,
-                *sql.snapshot_values(entry))
-        except asyncpg.UniqueViolationError as exc:
-            raise _key_in_use(entry) from exc
-        return sql.entry(row)
-
-    async def record(self, entry: Entry, action: Action, actor: Author, before: dict | None,
-                     after: dict | None, now: datetime) -> None:
-        """The change's bookkeeping, in one statement: close the previous version, keep
-        the new one, write the audit record, and queue the projection."""
-        await self._c.execute(
-            "WITH closed AS (UPDATE memory_versions SET recorded_until = $4 WHERE account_id = $1"
-            " AND environment = $2 AND memory_id = $3 AND recorded_until IS NULL),"
+    async def write(self, entry: Entry, *, new: bool, action: Action, author: Author,
+                    before: dict | None, after: dict, now: datetime) -> Entry:
+        """One change, in one statement: the memory's row (inserted, or written over as
+        a new version: decay starts over), the previous version closed, the new one
+        kept, the audit record, and the projection queued."""
+        q = Query()
+        identity = [q(entry.account_id), q(entry.environment), q(entry.id)]
+        values = [q(v) for v in (entry.version, *sql.snapshot_values(entry))]
+        columns = ("version", *sql.SNAPSHOT)
+        if new:
+            written = (f"INSERT INTO memory_entries (account_id, environment, id,"
+                       f" {', '.join(columns)}, recall_count) VALUES"
+                       f" ({', '.join(identity + values)}, 0)")
+        else:
+            assignments = ", ".join(f"{c} = {v}" for c, v in zip(columns, values, strict=True))
+            written = (f"UPDATE memory_entries SET {assignments}, last_decayed_at = NULL"
+                       f" WHERE account_id = {identity[0]} AND environment = {identity[1]}"
+                       f" AND id = {identity[2]}")
+        at, what = q(now), q(action)
+        snapshot = ", ".join(sql.SNAPSHOT)
+        statement = (
+            f"WITH written AS ({written} RETURNING {ENTRY_COLUMNS}),"
+            f" closed AS (UPDATE memory_versions SET recorded_until = {at}"
+            f" WHERE account_id = {identity[0]} AND environment = {identity[1]}"
+            f" AND memory_id = {identity[2]} AND recorded_until IS NULL),"
             f" kept AS (INSERT INTO memory_versions (memory_id, account_id, environment, version,"
-            f" {', '.join(sql.SNAPSHOT)}, action, recorded_at)"
-            f" SELECT id, account_id, environment, version, {', '.join(sql.SNAPSHOT)}, $5, $4"
-            " FROM memory_entries WHERE account_id = $1 AND environment = $2 AND id = $3),"
-            " audited AS (INSERT INTO memory_audit (account_id, environment, scope, agent_id,"
-            " owner_user_id, memory_id, version, action, actor_key_id, actor_agent_id,"
-            " actor_user_id, actor_role, at, before, after) VALUES ($1, $2, $6, $7, $8, $3, $9,"
-            " $5, $10, $11, $12, $13, $4, $14::jsonb, $15::jsonb)),"
-            " queued AS (INSERT INTO memory_outbox (entry_id, account_id, environment,"
-            " next_attempt_at, created_at) VALUES ($3, $1, $2, $4, $4))"
-            " SELECT pg_notify('memory_outbox', '')",
-            entry.account_id, entry.environment, entry.id, now, action, entry.scope,
-            entry.agent_id, entry.owner_user_id or "", entry.version, actor.key_id,
-            actor.agent_id, actor.user_id, actor.role, _dump(before), _dump(after))
+            f" {snapshot}, action, recorded_at) SELECT id, account_id, environment, version,"
+            f" {snapshot}, {what}, {at} FROM written),"
+            f" audited AS (INSERT INTO memory_audit (account_id, environment, scope, agent_id,"
+            f" owner_user_id, memory_id, version, action, actor_key_id, actor_agent_id,"
+            f" actor_user_id, actor_role, at, before, after) SELECT account_id, environment,"
+            f" scope, agent_id, owner_user_id, id, version, {what}, {q(author.key_id)},"
+            f" {q(author.agent_id)}, {q(author.user_id)}, {q(author.role)}, {at},"
+            f" {q(_dump(before))}::jsonb, {q(_dump(after))}::jsonb FROM written),"
+            f" queued AS (INSERT INTO memory_outbox (entry_id, account_id, environment,"
+            f" next_attempt_at, created_at) SELECT id, account_id, environment, {at}, {at}"
+            f" FROM written)"
+            f" SELECT *, pg_notify('memory_outbox', '') FROM written")
+        try:
+            row = await self._c.fetchrow(statement, *q.args)
+        except asyncpg.UniqueViolationError as exc:
+            raise _key_in_use(entry) from exc
+        return sql.entry(row)
 
     async def get_many(self, actor: Actor, ids: Sequence[UUID]) -> dict[UUID, Entry]:
         q = Query()

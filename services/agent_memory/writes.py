@@ -130,25 +130,22 @@ class Writes:
     @staticmethod
     async def _create(tx: Transaction, entry: Entry, action: Action, author: Author,
                       now: datetime) -> Entry:
-        created = await tx.insert(entry)
-        await tx.record(created, action, author, None, exchange.snapshot(created), now)
-        return created
+        return await tx.write(entry, new=True, action=action, author=author, before=None,
+                              after=exchange.snapshot(entry), now=now)
 
     @staticmethod
     async def _change(tx: Transaction, before: Entry, after: Entry, action: Action,
                       author: Author, now: datetime) -> Entry:
         after = replace(after, version=before.version + 1, author=author, updated_at=now)
-        changed = await tx.update(after)
-        await tx.record(changed, action, author, exchange.snapshot(before),
-                        exchange.snapshot(changed), now)
-        return changed
+        return await tx.write(after, new=False, action=action, author=author,
+                              before=exchange.snapshot(before), after=exchange.snapshot(after),
+                              now=now)
 
     @staticmethod
     async def _check_capacity(tx: Transaction, entry: Entry, now: datetime) -> None:
-        for bucket in rules.buckets(entry.kind, entry.scope, entry.agent_id,
-                                    entry.owner_user_id or ""):
-            count = await tx.count_live(entry.account_id, entry.environment, bucket, entry.kind,
-                                        now)
+        buckets = rules.buckets(entry.kind, entry.scope, entry.agent_id, entry.owner_user_id or "")
+        counts = await tx.count_live(entry.account_id, entry.environment, buckets, entry.kind, now)
+        for bucket, count in zip(buckets, counts, strict=True):
             if count >= bucket.limit:
                 raise _capacity_error(entry.kind, bucket.per, bucket.limit)
 
@@ -486,8 +483,8 @@ class Writes:
                                     entry.owner_user_id or ""):
             key = (bucket, entry.kind)
             if key not in counts:
-                counts[key] = await tx.count_live(entry.account_id, entry.environment, bucket,
-                                                  entry.kind, now)
+                counts[key], = await tx.count_live(entry.account_id, entry.environment, [bucket],
+                                                   entry.kind, now)
             if counts[key] >= bucket.limit:
                 raise _capacity_error(entry.kind, bucket.per, bucket.limit)
             counts[key] += 1

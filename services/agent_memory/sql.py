@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from uuid import UUID
 
 import asyncpg
 
@@ -149,6 +148,3 @@ def snapshot_values(e: Entry) -> list[Any]:
             e.superseded_by, e.superseded_at, e.author.key_id, e.author.agent_id,
             e.author.user_id, e.author.role, e.created_at, e.updated_at]
 
-
-def uuid_or_none(value: str | None) -> UUID | None:
-    return UUID(value) if value else None

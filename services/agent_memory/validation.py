@@ -8,7 +8,7 @@ import re
 from libs.errors import InvalidArgument
 from services.agent_memory import rules, safety
 
-_TAG_KEY = re.compile(r"[a-z0-9_.:-]{1,64}")
+_TAG_KEY = re.compile(rf"[a-z0-9_.:-]{{1,{rules.MAX_TAG_KEY_CHARS}}}")
 
 
 def text(value: str, field: str, limit: int) -> str:

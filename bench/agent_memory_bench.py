@@ -43,7 +43,7 @@ from services.agent_memory.app import MIGRATIONS
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.model import Entry, Source
 from services.agent_memory.projector import indexed_text
-from services.agent_memory.rules import Category, Visibility
+from services.agent_memory.rules import Kind, Scope
 from tests.agent_memory.safety_corpus import BENIGN
 from tests.support.memory_client import pb, principal, recall, store
 from tests.support.ports import free_port
@@ -80,18 +80,18 @@ async def bulk_load(dsn: str, index: EdgeIndex, embedder: LocalEmbedder, account
         content = text(i)
         entry_id = uuid.uuid4()
         rows.append((entry_id, account, "default", "agent", agent, "", f"k{i}", content,
-                     hashlib.sha256(content.encode()).hexdigest(), "project_fact", "shared",
-                     0.5, "agent_tool", now, now))
+                     hashlib.sha256(content.encode()).hexdigest(), "project_fact",
+                     0.5, "agent", now, now))
         vector = numpy.asarray(base_vectors[i % len(base_vectors)])
         if i >= len(base_vectors):
             vector = vector + rng.normal(0, 0.01, vector.shape)
             vector = vector / numpy.linalg.norm(vector)
-        entry = Entry(entry_id, f"k{i}", content, Category.PROJECT_FACT, Visibility.SHARED, 0.5,
-                      "", None, None, 0, None, now, now, Source())
+        entry = Entry(entry_id, account, "default", Scope.AGENT, agent, None, f"k{i}", content,
+                      Kind.PROJECT_FACT, 0.5, 0.8, {}, "", Source(), None, now, now)
         points.append(vector_index.IndexPoint(
             entry_id, vector.tolist(), sparse.document_vector(indexed_text(entry)),
-            vector_index.payload(agent_id=agent, owner_user_id="", visibility="shared",
-                                 category="project_fact", expires_at=None)))
+            vector_index.payload(scope="agent", agent_id=agent, owner_user_id="",
+                                 kind="project_fact", expires_at=None)))
         if len(points) == 1000:
             await index.upsert(name, points)
             points = []
@@ -102,7 +102,7 @@ async def bulk_load(dsn: str, index: EdgeIndex, embedder: LocalEmbedder, account
         await connection.copy_records_to_table(
             "memory_entries", records=rows,
             columns=["id", "account_id", "environment", "scope", "agent_id", "owner_user_id",
-                     "key", "content", "content_hash", "category", "visibility", "importance",
+                     "key", "content", "content_hash", "kind", "importance",
                      "source_kind", "created_at", "updated_at"])
     finally:
         await connection.close()

@@ -33,6 +33,10 @@ class Principal:
     agent_id: str
     user_id: str | None
     environment: str
+    # Set by the gateway from the API key (the audit trail and agent memory's
+    # permissions read them); empty/unspecified for platform-internal callers.
+    key_id: str = ""
+    role: int = principal_pb2.KEY_ROLE_UNSPECIFIED
 
     def to_proto(self) -> principal_pb2.Principal:
         return principal_pb2.Principal(
@@ -40,6 +44,8 @@ class Principal:
             agent_id=self.agent_id,
             user_id=self.user_id or "",
             environment=self.environment,
+            key_id=self.key_id,
+            role=self.role,
         )
 
 
@@ -53,4 +59,12 @@ def parse_principal(message: principal_pb2.Principal, field: str = "principal") 
             if message.environment
             else DEFAULT_ENVIRONMENT
         ),
+        key_id=require_id(message.key_id, f"{field}.key_id") if message.key_id else "",
+        role=_role(message.role, f"{field}.role"),
     )
+
+
+def _role(value: int, field: str) -> int:
+    if value not in principal_pb2.KeyRole.values():
+        raise InvalidArgument(field, "unknown role")
+    return value

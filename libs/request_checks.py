@@ -17,7 +17,9 @@ grpc's own deserializer (which answers UNKNOWN with no field):
 - every float and double must be finite (JSON, Struct conversion and every
   store reject NaN and infinities);
 - every enum field must hold a value the enum defines (proto3 keeps unknown
-  numbers; no handler can act on one).
+  numbers; no handler can act on one);
+- every Timestamp and Duration must be in its valid range (nanos 0-999,999,999,
+  years 1-9999): converting one out of range raises.
 
 Field paths read like the JSON a client wrote: ``messages[2].content``,
 ``metadata["k"]``, and inside a Struct ``arguments.city`` or
@@ -43,6 +45,9 @@ _STRUCT = "google.protobuf.Struct"
 _VALUE = "google.protobuf.Value"
 _LIST = "google.protobuf.ListValue"
 _JSON_CONTAINERS = {_STRUCT, _VALUE, _LIST}
+# Well-known types with a valid range of their own (nanos 0-999,999,999, years 1-9999):
+# converting one out of range raises, so it is refused here, naming the field.
+_RANGED = {"google.protobuf.Timestamp": "ToDatetime", "google.protobuf.Duration": "ToTimedelta"}
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FLOATS = {FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT}
 
@@ -192,7 +197,14 @@ def _check_map(field: FieldDescriptor, value) -> None:
 def _check_value(field: FieldDescriptor, value) -> None:
     kind = field.type
     if kind == FieldDescriptor.TYPE_MESSAGE:
-        _check(value)
+        convert = _RANGED.get(field.message_type.full_name)
+        if convert is None:
+            _check(value)
+            return
+        try:
+            getattr(value, convert)()
+        except (ValueError, OverflowError) as exc:
+            raise _Violation(f"out of range: {exc}") from None
     elif kind == FieldDescriptor.TYPE_STRING:
         if "\x00" in value:
             raise _Violation("must not contain NUL (U+0000)")
@@ -204,9 +216,11 @@ def _check_value(field: FieldDescriptor, value) -> None:
 
 
 def _needs_check(descriptor: Descriptor) -> bool:
-    """Whether messages of this type can hold a string, a float or an enum at all
-    (a Timestamp cannot: it is skipped)."""
+    """Whether messages of this type can hold a string, a float, an enum or a ranged
+    well-known type at all."""
     name = descriptor.full_name
+    if name in _RANGED:
+        return True
     if name not in _NEEDS_CHECK:
         _NEEDS_CHECK[name] = True  # recursive types (Struct) count as needing it
         _NEEDS_CHECK[name] = any(

@@ -11,6 +11,7 @@ from services.journal.app import running
 from services.journal.settings import JournalConfig
 from tests.support.fake_model import FakeModel
 from tests.support.journal_client import JournalClient
+from tests.support.platform import Platform, running_platform
 from tests.support.ports import free_port
 from tests.support.s3 import S3Server, start_s3_server
 from tools.backends.postgres import EmbeddedPostgres
@@ -30,6 +31,14 @@ def postgres(tmp_path_factory) -> Iterator[EmbeddedPostgres]:
     server = EmbeddedPostgres(tmp_path_factory.mktemp("postgres"), free_port()).start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def platform(tmp_path_factory) -> Iterator[Platform]:
+    """The whole platform as processes, shared by the tests that go through the gateway.
+    Tests that change an account's settings use an account of their own."""
+    with running_platform(tmp_path_factory.mktemp("platform")) as started:
+        yield started
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate clients/ruby/lib (or the directory given) from the public protos:
-# the gateway's API and the common types it uses. Toolchain from Debian 12
+# the gateway's API and the types it uses (the common ones, and agent memory's
+# messages that the library and retrieval services embed). Toolchain from Debian 12
 # (tools/ensure_client_toolchains.sh): protoc 3.21.12 and grpc_ruby_plugin
 # 1.51.1, matching the ruby-google-protobuf and ruby-grpc runtimes. The output
 # is committed; tests/surfaces/test_clients.py fails when it is stale.
@@ -26,4 +27,5 @@ mkdir -p "$OUT"
 cd "$ROOT/protos"
 protoc -I . -I /usr/include --ruby_out="$OUT" --grpc_out="$OUT" \
     --plugin=protoc-gen-grpc="$(command -v grpc_ruby_plugin)" \
-    $(find agentmemory/gateway agentmemory/common -name '*.proto' | LC_ALL=C sort)
+    $(find agentmemory/gateway agentmemory/common agentmemory/agent_memory -name '*.proto' \
+        | LC_ALL=C sort)

@@ -1,17 +1,25 @@
-"""Agent memory: curated entries that outlive a thread.
+"""Agent memory: every memory of an account, its history and its settings.
 
 PostgreSQL is the authority; a Qdrant collection per (account, environment,
-embedder) is an asynchronous projection used for hybrid recall. Modules:
+embedder) is an asynchronous projection of the live memories, used for hybrid
+recall. Modules:
 
-- ``rules``: categories, capacities, size limits, pinning and decay constants;
+- ``rules``: scopes, kinds and their limits, sources, pinning, recall, decay
+  and settings bounds; ``permissions``: which role may change what;
+- ``model``: the domain objects; ``validation``: input checks and the screen;
 - ``safety``: write-time screening (injection rejected, secrets forced private);
-- ``migrations``/``repository``: the schema and every SQL statement;
-- ``embeddings``, ``sparse``: dense vectors (local ONNX model or an
-  OpenAI-compatible API) and BM25 sparse vectors;
+- ``writes``: every change and the rules that decide it (replay, expiry,
+  replace, capacity, versions, supersede, tombstones, import, settings);
+- ``migrations``, ``sql`` (the visibility predicate every read uses, row
+  mapping) and ``repository``: the schema and every SQL statement;
+- ``exchange``: the JSON form of memories (audit snapshots, export/import);
+- ``sparse``: BM25 sparse vectors; dense vectors come from ``libs.embeddings``;
 - ``index``: one vector-index interface, two adapters (in-process Qdrant
   engine; Qdrant server through qdrant-client);
 - ``projector``: drains the outbox into the index;
 - ``recall``: the two-phase hybrid recall with its keyword fallback;
-- ``memory``: the operations behind the RPCs; ``hygiene``: expiry and decay;
-- ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring.
+- ``memory``: the operations behind the RPCs (reads; changes through
+  ``writes``); ``hygiene``: expiry, decay, pruning and purging;
+- ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring;
+  ``admin`` and ``reindex``: the operator's command lines.
 """

@@ -1,9 +1,10 @@
 """Projection of PostgreSQL entries into the vector index, through the outbox.
 
-Every write to an entry adds an outbox row in the same transaction. The
+Every change to a memory adds an outbox row in the same transaction. The
 projector claims due rows (``FOR UPDATE SKIP LOCKED``, so replicas share the
-work), looks at each entry's *current* row, and upserts it into its
-collection, or deletes it from the index when the row is gone or expired.
+work), looks at each memory's *current* row, and upserts it into its
+collection when it is live, or deletes it from the index when it is gone,
+deleted, superseded or expired: the index holds live memories only.
 Acting on current state makes the projection idempotent and order-free. When
 the index or the embedder fails, the rows stay, with a backoff, and are
 retried; nothing is lost.
@@ -32,8 +33,8 @@ def indexed_text(entry: Entry) -> str:
     return f"{entry.key.replace('_', ' ')}: {entry.content}"
 
 
-async def points_for(embedder: Embedder, rows: Sequence[tuple[str, Entry]]) -> list[IndexPoint]:
-    texts = [indexed_text(entry) for _, entry in rows]
+async def points_for(embedder: Embedder, rows: Sequence[Entry]) -> list[IndexPoint]:
+    texts = [indexed_text(entry) for entry in rows]
     dense = await embedder.embed_documents(texts)
     return [
         IndexPoint(
@@ -41,12 +42,12 @@ async def points_for(embedder: Embedder, rows: Sequence[tuple[str, Entry]]) -> l
             dense=vector,
             sparse=sparse.document_vector(text),
             payload=vector_index.payload(
-                agent_id=agent_id, owner_user_id=entry.owner_user_id or "",
-                visibility=entry.visibility, category=entry.category,
+                scope=entry.scope, agent_id=entry.agent_id,
+                owner_user_id=entry.owner_user_id or "", kind=entry.kind,
                 expires_at=entry.expires_at.timestamp() if entry.expires_at else None,
             ),
         )
-        for (agent_id, entry), text, vector in zip(rows, texts, dense, strict=True)
+        for entry, text, vector in zip(rows, texts, dense, strict=True)
     ]
 
 
@@ -81,8 +82,7 @@ class Projector:
             items = await self._repository.claim_outbox(connection, now, self._batch)
             if not items:
                 return 0, False
-            current = await self._repository.entries_for_projection(
-                connection, [i.entry_id for i in items], now)
+            current = await self._repository.entries_for_projection(connection, items, now)
             try:
                 await self._project(items, current)
             except Exception as exc:
@@ -98,8 +98,9 @@ class Projector:
             collections[(item.account_id, item.environment)].add(item.entry_id)
         for (account_id, environment), entry_ids in collections.items():
             name = vector_index.collection_name(account_id, environment, self._embedder.name)
-            live = [current[i] for i in sorted(entry_ids) if i in current]
-            gone = [i for i in sorted(entry_ids) if i not in current]
+            found = {i: current.get((account_id, environment, i)) for i in sorted(entry_ids)}
+            live = [entry for entry in found.values() if entry is not None]
+            gone = [i for i, entry in found.items() if entry is None]
             if live:
                 await self._index.ensure_collection(name, self._embedder.dimensions)
                 await self._index.upsert(name, await points_for(self._embedder, live))

@@ -2,12 +2,13 @@
 
 (a) Qdrant: a hybrid query (dense embedding + BM25 sparse vector, fused by
 reciprocal-rank fusion in Qdrant) under the caller's visibility filter;
-(b) PostgreSQL: the returned ids are fetched and visibility, expiry and
-filters re-applied, so a lagging or stale index can never leak or resurrect
-an entry. Entries written since the projector last ran are matched by keyword
-and ranked as a third RRF leg, so a write is recallable at once. When Qdrant
-is unreachable or has nothing, PostgreSQL keyword search (full text and
-trigram) answers instead. Every score is multiplied by (0.8 + importance x 0.2).
+(b) PostgreSQL: the returned ids are fetched and visibility, liveness (not
+deleted, superseded or expired) and filters re-applied, so a lagging or stale
+index can never leak or resurrect an entry. Entries written since the
+projector last ran are matched by keyword and ranked as a third RRF leg, so a
+write is recallable at once. When Qdrant is unreachable or has nothing,
+PostgreSQL keyword search (full text and trigram) answers instead. Every
+score is multiplied by (0.8 + importance x 0.2).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from libs.embeddings import Embedder
 from services.agent_memory import index as vector_index
 from services.agent_memory import rules, sparse
 from services.agent_memory.index import IndexFilter, IndexHit, IndexUnavailable, VectorIndex
-from services.agent_memory.model import Entry, Recalled, RecallResult, Scope
+from services.agent_memory.model import Actor, Entry, Recalled, RecallResult
 from services.agent_memory.repository import Repository
-from services.agent_memory.rules import Category
+from services.agent_memory.rules import Kind
 
 logger = logging.getLogger(__name__)
 
@@ -35,18 +36,18 @@ class Recaller:
         self._index = index
         self._embedder = embedder
 
-    async def recall(self, scope: Scope, query: str, limit: int, categories: Sequence[Category],
+    async def recall(self, actor: Actor, query: str, limit: int, kinds: Sequence[Kind],
                      now) -> RecallResult:
-        hits = await self._index_hits(scope, query, limit, categories, now)
+        hits = await self._index_hits(actor, query, limit, kinds, now)
         if not hits:
-            found = await self._repository.keyword_search(scope, now, query, categories, limit)
+            found = await self._repository.keyword_search(actor, now, query, kinds, limit)
             ranked = _rank([(e, rules.boosted(score, e.importance)) for e, score in found], limit)
             return RecallResult(ranked, fallback=True)
-        entries = await self._repository.visible_by_ids(scope, now, [h.id for h in hits], categories)
+        entries = await self._repository.visible_by_ids(actor, now, [h.id for h in hits], kinds)
         scored = [(entries[h.id], rules.boosted(h.score, entries[h.id].importance))
                   for h in hits if h.id in entries]
         unprojected = await self._repository.keyword_search(
-            scope, now, query, categories, limit, only_unprojected=True)
+            actor, now, query, kinds, limit, only_unprojected=True)
         seen = {entry.id for entry, _ in scored}
         for rank, (entry, _) in enumerate(unprojected):
             if entry.id not in seen:
@@ -54,11 +55,11 @@ class Recaller:
                 scored.append((entry, rules.boosted(fused, entry.importance)))
         return RecallResult(_rank(scored, limit), fallback=False)
 
-    async def _index_hits(self, scope: Scope, query: str, limit: int,
-                          categories: Sequence[Category], now) -> list[IndexHit]:
-        name = vector_index.collection_name(scope.account_id, scope.environment, self._embedder.name)
-        where = IndexFilter(scope.agent_id, scope.user_id, now.timestamp(),
-                            tuple(str(c) for c in categories))
+    async def _index_hits(self, actor: Actor, query: str, limit: int, kinds: Sequence[Kind],
+                          now) -> list[IndexHit]:
+        name = vector_index.collection_name(actor.account_id, actor.environment, self._embedder.name)
+        where = IndexFilter(actor.agent_id, actor.user_id, now.timestamp(),
+                            tuple(str(k) for k in kinds))
         try:
             dense = await self._embedder.embed_query(query)
             return await self._index.query(name, dense, sparse.query_vector(query), where,

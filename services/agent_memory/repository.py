@@ -1,16 +1,22 @@
-"""Every SQL statement of agent memory, on asyncpg.
+"""Every SQL statement of agent memory, on asyncpg: storage only.
 
-Tenancy is enforced in each query: the account, environment and agent are in
-every WHERE clause, and a private entry matches only its owner
-(``visibility = 'shared' OR owner_user_id = <caller>``). Times come from the
-service's clock, never from the database's, so expiry and decay are testable.
+The decisions (replay, expiry, replace, capacity, permissions, versions) are
+the domain's (``writes``, ``library``, ``memory``); this module reads and
+writes what it is told. Every read of memories, versions or audit records is
+filtered by ``sql.visible``; writes address rows by (account, environment,
+id). Times come from the service's clock, never from the database's, so
+expiry, retention and decay are testable.
+
+Writes happen in a :class:`Transaction` (``async with repository.transaction()``):
+short, and never open across a network call (embedding and the index are the
+projector's, after commit).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-import uuid
 import zlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -19,58 +25,40 @@ from uuid import UUID
 
 import asyncpg
 
-from libs.errors import ResourceExhausted, Unavailable
-from services.agent_memory import rules
+from libs.errors import AlreadyExists, Unavailable
+from services.agent_memory import rules, sql
 from services.agent_memory.model import (
+    AccountSettings,
+    Action,
+    Actor,
+    AgentSettings,
+    AuditRecord,
+    Author,
     Entry,
-    NewEntry,
-    Scope,
-    Source,
-    StoreOutcome,
-    StoreResult,
-    content_hash,
+    MemoryFilter,
+    Role,
+    Version,
 )
-from services.agent_memory.rules import Category, SourceKind, Visibility
+from services.agent_memory.rules import Bucket, ExtractionMode, Kind, Scope
+from services.agent_memory.sql import ENTRY_COLUMNS, Query, live, visible
 
-_COLUMNS = """id, key, content, category, visibility, importance, content_hash, owner_user_id,
-    expires_at, recall_count, last_recalled_at, created_at, updated_at, source_kind,
-    source_thread_id, source_message_ids"""
-
-# The caller sees its agent's shared entries and its own private ones, unexpired.
-_VISIBLE = """account_id = $1 AND environment = $2 AND agent_id = $3
-    AND (visibility = 'shared' OR owner_user_id = $4)
-    AND (expires_at IS NULL OR expires_at > $5)"""
-
-
-def _owner(user_id: str | None) -> str:
-    # '' never matches a private entry's owner (the table forbids it).
-    return user_id or ""
-
-
-def _entry(row: asyncpg.Record) -> Entry:
-    return Entry(
-        id=row["id"],
-        key=row["key"],
-        content=row["content"],
-        category=Category(row["category"]),
-        visibility=Visibility(row["visibility"]),
-        importance=row["importance"],
-        content_hash=row["content_hash"],
-        owner_user_id=row["owner_user_id"] or None,
-        expires_at=row["expires_at"],
-        recall_count=row["recall_count"],
-        last_recalled_at=row["last_recalled_at"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        source=Source(SourceKind(row["source_kind"]), row["source_thread_id"],
-                      tuple(row["source_message_ids"])),
-    )
+# The order GetEntry and Forget resolve a key in: the caller's own first.
+_SPECIFICITY = ("CASE scope WHEN 'private' THEN 0 WHEN 'user' THEN 1 WHEN 'agent' THEN 2"
+                " ELSE 3 END")
+_AUDIT_COLUMNS = ("id, action, memory_id, version, actor_key_id, actor_agent_id, actor_user_id,"
+                  " actor_role, at, before, after")
+# What purging a version takes out of the audit trail's snapshots.
+_REDACTED = "'{key,content,tags,content_hash}'::text[]"
 
 
 def or_query(text: str) -> str:
     """A tsquery matching any word of ``text`` (user text never reaches tsquery syntax)."""
     words = re.findall(r"\w+", text.lower())
     return " | ".join(dict.fromkeys(words))
+
+
+def _like(text: str) -> str:
+    return "%" + re.sub(r"([\\%_])", r"\\\1", text) + "%"
 
 
 @dataclass(frozen=True)
@@ -80,6 +68,42 @@ class OutboxItem:
     account_id: str
     environment: str
     attempts: int
+
+
+@dataclass(frozen=True)
+class PriorRequest:
+    request_hash: str | None
+    entry_id: UUID
+    outcome: str
+
+
+def _version(row: asyncpg.Record) -> Version:
+    return Version(sql.entry(row), Action(row["action"]), row["recorded_at"],
+                   row["recorded_until"])
+
+
+def _audit(row: asyncpg.Record) -> AuditRecord:
+    return AuditRecord(
+        id=row["id"], action=Action(row["action"]), memory_id=row["memory_id"],
+        version=row["version"],
+        actor=Author(row["actor_key_id"], row["actor_agent_id"], row["actor_user_id"],
+                     Role(row["actor_role"])),
+        at=row["at"], before=_json(row["before"]), after=_json(row["after"]))
+
+
+def _json(value) -> dict | None:
+    return None if value is None else json.loads(value)
+
+
+def _account_settings(row) -> AccountSettings:
+    if row is None or row["memory_enabled"] is None:
+        return AccountSettings()
+    return AccountSettings(row["memory_enabled"], row["retention_days"],
+                           row["default_token_budget"], row["updated_at"])
+
+
+def _lock_key(text: str) -> int:
+    return zlib.crc32(text.encode())
 
 
 class Repository:
@@ -102,211 +126,221 @@ class Repository:
     async def close(self) -> None:
         await self._pool.close()
 
-    # -- store -------------------------------------------------------------------
-
-    async def store(self, scope: Scope, new: NewEntry, now: datetime,
-                    request_id: str | None) -> StoreResult:
-        owner = _owner(scope.user_id) if new.visibility == Visibility.PRIVATE else ""
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Transaction]:
         async with self._pool.acquire() as connection, connection.transaction():
-            if request_id:
-                replay = await self._replay(connection, scope, request_id)
-                if replay is not None:
-                    return replay
-            await connection.execute(
-                "SELECT pg_advisory_xact_lock($1)",
-                zlib.crc32(f"{scope.account_id}/{scope.environment}/{scope.agent_id}/"
-                           f"{new.category}".encode()),
-            )
-            current = await connection.fetchrow(
-                f"SELECT {_COLUMNS} FROM memory_entries WHERE account_id = $1 AND environment = $2"
-                " AND scope = 'agent' AND agent_id = $3 AND owner_user_id = $4 AND key = $5"
-                " FOR UPDATE",
-                scope.account_id, scope.environment, scope.agent_id, owner, new.key,
-            )
-            if current is not None and current["expires_at"] and current["expires_at"] <= now:
-                await connection.execute("DELETE FROM memory_entries WHERE id = $1", current["id"])
-                current = None
-            if current is not None and current["content"] == new.content:
-                result = StoreResult(_entry(current), StoreOutcome.UNCHANGED)
-            elif current is not None:
-                result = StoreResult(
-                    await self._replace(connection, current, new, now), StoreOutcome.REPLACED)
-            else:
-                await self._check_capacity(connection, scope, new, owner, now)
-                result = StoreResult(
-                    await self._insert(connection, scope, new, owner, now), StoreOutcome.CREATED)
-            if result.outcome != StoreOutcome.UNCHANGED:
-                await self._enqueue(connection, scope.account_id, scope.environment,
-                                    result.entry.id, now)
-            if request_id:
-                await connection.execute(
-                    "INSERT INTO memory_store_requests (account_id, request_id, response, created_at)"
-                    " VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, request_id)"
-                    " DO UPDATE SET response = excluded.response, created_at = excluded.created_at",
-                    scope.account_id, request_id,
-                    json.dumps({"entry": str(result.entry.id), "outcome": result.outcome}).encode(),
-                    now,
-                )
-            return result
+            yield Transaction(connection)
 
-    async def _replay(self, connection, scope: Scope, request_id: str) -> StoreResult | None:
-        raw = await connection.fetchval(
-            "SELECT response FROM memory_store_requests WHERE account_id = $1 AND request_id = $2",
-            scope.account_id, request_id,
-        )
-        if raw is None:
-            return None
-        answer = json.loads(raw)
-        row = await connection.fetchrow(
-            f"SELECT {_COLUMNS} FROM memory_entries WHERE id = $1 AND account_id = $2",
-            UUID(answer["entry"]), scope.account_id,
-        )
-        if row is None:  # stored, then forgotten: this is a new store
-            return None
-        return StoreResult(_entry(row), StoreOutcome(answer["outcome"]))
+    # -- seed-000 reads ------------------------------------------------------------
 
-    async def _check_capacity(self, connection, scope: Scope, new: NewEntry, owner: str,
-                              now: datetime) -> None:
-        limits = rules.RULES[new.category]
-        per_agent = await connection.fetchval(
-            "SELECT count(*) FROM memory_entries WHERE account_id = $1 AND environment = $2"
-            " AND agent_id = $3 AND category = $4 AND (expires_at IS NULL OR expires_at > $5)",
-            scope.account_id, scope.environment, scope.agent_id, new.category, now,
-        )
-        if per_agent >= limits.per_agent:
-            raise _capacity_error(new.category, "agent", limits.per_agent)
-        if owner:
-            per_user = await connection.fetchval(
-                "SELECT count(*) FROM memory_entries WHERE account_id = $1 AND environment = $2"
-                " AND agent_id = $3 AND category = $4 AND owner_user_id = $5"
-                " AND (expires_at IS NULL OR expires_at > $6)",
-                scope.account_id, scope.environment, scope.agent_id, new.category, owner, now,
-            )
-            if per_user >= limits.per_user:
-                raise _capacity_error(new.category, "user", limits.per_user)
-
-    async def _insert(self, connection, scope: Scope, new: NewEntry, owner: str,
-                      now: datetime) -> Entry:
-        row = await connection.fetchrow(
-            "INSERT INTO memory_entries (id, account_id, environment, agent_id, owner_user_id,"
-            " key, content, content_hash, category, visibility, importance, expires_at,"
-            " source_kind, source_thread_id, source_message_ids, created_at, updated_at)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)"
-            f" RETURNING {_COLUMNS}",
-            uuid.uuid4(), scope.account_id, scope.environment, scope.agent_id, owner, new.key,
-            new.content, content_hash(new.content), new.category, new.visibility, new.importance,
-            _expiry(new.category, now), new.source.kind, new.source.thread_id,
-            list(new.source.message_ids), now,
-        )
-        return _entry(row)
-
-    async def _replace(self, connection, current, new: NewEntry, now: datetime) -> Entry:
-        row = await connection.fetchrow(
-            "UPDATE memory_entries SET content = $2, content_hash = $3, category = $4,"
-            " importance = $5, expires_at = $6, source_kind = $7, source_thread_id = $8,"
-            " source_message_ids = $9, updated_at = $10, last_decayed_at = NULL"
-            f" WHERE id = $1 RETURNING {_COLUMNS}",
-            current["id"], new.content, content_hash(new.content), new.category, new.importance,
-            _expiry(new.category, current["created_at"]), new.source.kind, new.source.thread_id,
-            list(new.source.message_ids), now,
-        )
-        return _entry(row)
-
-    @staticmethod
-    async def _enqueue(connection, account_id: str, environment: str, entry_id: UUID,
-                       now: datetime) -> None:
-        await connection.execute(
-            "INSERT INTO memory_outbox (entry_id, account_id, environment, next_attempt_at,"
-            " created_at) VALUES ($1, $2, $3, $4, $4)",
-            entry_id, account_id, environment, now,
-        )
-        await connection.execute("SELECT pg_notify('memory_outbox', '')")
-
-    # -- reads -------------------------------------------------------------------
-
-    async def get(self, scope: Scope, key: str, now: datetime) -> Entry | None:
+    async def get_by_key(self, actor: Actor, key: str, now: datetime) -> Entry | None:
+        """The caller's live memory under ``key``, its own scope first."""
+        q = Query()
         row = await self._pool.fetchrow(
-            f"SELECT {_COLUMNS} FROM memory_entries WHERE {_VISIBLE} AND key = $6"
-            " ORDER BY owner_user_id <> '' DESC LIMIT 1",
-            *self._visible_args(scope, now), key,
-        )
-        return None if row is None else _entry(row)
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
+            f" AND {live(q, now)} AND key = {q(key)} ORDER BY {_SPECIFICITY} LIMIT 1", *q.args)
+        return None if row is None else sql.entry(row)
 
-    async def list(self, scope: Scope, now: datetime, categories: Sequence[Category],
-                   after: tuple[datetime, UUID] | None, limit: int) -> list[Entry]:
-        after_time, after_id = after or (datetime.min.replace(tzinfo=now.tzinfo), uuid.UUID(int=0))
+    async def list_entries(self, actor: Actor, now: datetime, kinds: Sequence[Kind],
+                           after: tuple[datetime, UUID] | None, limit: int) -> list[Entry]:
+        q = Query()
+        after_time, after_id = after or (datetime.min.replace(tzinfo=now.tzinfo), UUID(int=0))
+        rows = await self._pool.fetch(sql.visible_page(
+            q, actor, select=ENTRY_COLUMNS, table="memory_entries", order="created_at, id",
+            limit=limit, where=[live(q, now), f"kind = ANY({q(list(kinds))}::text[])",
+                                f"(created_at, id) > ({q(after_time)}, {q(after_id)})"]),
+            *q.args)
+        return [sql.entry(r) for r in rows]
+
+    async def pinned(self, actor: Actor, now: datetime) -> tuple[list[Entry], list[Entry]]:
+        """(pinned profile facts, blocks), both empty when the account turned memory off."""
+        q = Query()
+        seen, alive = visible(q, actor), live(q, now)
+        enabled = (f"NOT EXISTS (SELECT 1 FROM account_settings WHERE account_id ="
+                   f" {q(actor.account_id)} AND NOT memory_enabled)")
         rows = await self._pool.fetch(
-            f"SELECT {_COLUMNS} FROM memory_entries WHERE {_VISIBLE}"
-            " AND (cardinality($6::text[]) = 0 OR category = ANY($6))"
-            " AND (created_at, id) > ($7, $8) ORDER BY created_at, id LIMIT $9",
-            *self._visible_args(scope, now), list(categories), after_time, after_id, limit,
-        )
-        return [_entry(r) for r in rows]
+            f"(SELECT 'pin' AS part, {ENTRY_COLUMNS} FROM memory_entries WHERE {seen} AND {alive}"
+            f" AND {enabled} AND kind = {q(rules.PIN_CATEGORY)}"
+            f" AND importance >= {q(rules.PIN_MIN_IMPORTANCE)}"
+            f" ORDER BY importance DESC, updated_at DESC, id LIMIT {q(rules.PIN_LIMIT)})"
+            f" UNION ALL (SELECT 'block', {ENTRY_COLUMNS} FROM memory_entries WHERE {seen}"
+            f" AND {alive} AND {enabled} AND kind = {q(Kind.BLOCK)}"
+            f" ORDER BY importance DESC, updated_at DESC, id LIMIT {q(rules.BLOCK_LIMIT)})",
+            *q.args)
+        return ([sql.entry(r) for r in rows if r["part"] == "pin"],
+                [sql.entry(r) for r in rows if r["part"] == "block"])
 
-    async def pinned(self, scope: Scope, now: datetime) -> list[Entry]:
+    async def visible_by_ids(self, actor: Actor, now: datetime, ids: Sequence[UUID],
+                             kinds: Sequence[Kind]) -> dict[UUID, Entry]:
+        q = Query()
         rows = await self._pool.fetch(
-            f"SELECT {_COLUMNS} FROM memory_entries WHERE {_VISIBLE}"
-            " AND category = $6 AND importance >= $7"
-            " ORDER BY importance DESC, updated_at DESC, id LIMIT $8",
-            *self._visible_args(scope, now), rules.PIN_CATEGORY, rules.PIN_MIN_IMPORTANCE,
-            rules.PIN_LIMIT,
-        )
-        return [_entry(r) for r in rows]
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
+            f" AND {live(q, now)} AND id = ANY({q(list(ids))}::uuid[])"
+            f" AND kind = ANY({q(list(kinds))}::text[])", *q.args)
+        return {r["id"]: sql.entry(r) for r in rows}
 
-    async def visible_by_ids(self, scope: Scope, now: datetime, ids: Sequence[UUID],
-                             categories: Sequence[Category]) -> dict[UUID, Entry]:
-        rows = await self._pool.fetch(
-            f"SELECT {_COLUMNS} FROM memory_entries WHERE {_VISIBLE} AND id = ANY($6)"
-            " AND (cardinality($7::text[]) = 0 OR category = ANY($7))",
-            *self._visible_args(scope, now), list(ids), list(categories),
-        )
-        return {r["id"]: _entry(r) for r in rows}
-
-    async def keyword_search(self, scope: Scope, now: datetime, query: str,
-                             categories: Sequence[Category], limit: int,
+    async def keyword_search(self, actor: Actor, now: datetime, query: str,
+                             kinds: Sequence[Kind], limit: int,
                              only_unprojected: bool = False) -> list[tuple[Entry, float]]:
         """Full-text (any word) and trigram word similarity, best first."""
-        pending = (" AND id IN (SELECT entry_id FROM memory_outbox"
-                   " WHERE account_id = $1 AND environment = $2)") if only_unprojected else ""
+        q = Query()
+        words, text = q(or_query(query)), q(query)
+        where = (f"{visible(q, actor)} AND {live(q, now)}"
+                 f" AND kind = ANY({q(list(kinds))}::text[])"
+                 f" AND ((length({words}) > 0 AND search @@ to_tsquery('english', {words}))"
+                 f" OR {text} <% content)")
+        if only_unprojected:
+            where += (f" AND id IN (SELECT entry_id FROM memory_outbox WHERE account_id ="
+                      f" {q(actor.account_id)} AND environment = {q(actor.environment)})")
         rows = await self._pool.fetch(
-            f"SELECT {_COLUMNS}, greatest(ts_rank_cd(search, to_tsquery('english', $6)),"
-            " word_similarity($7, content)) AS score"
-            f" FROM memory_entries WHERE {_VISIBLE}"
-            " AND (cardinality($8::text[]) = 0 OR category = ANY($8))"
-            " AND ((length($6) > 0 AND search @@ to_tsquery('english', $6)) OR $7 <% content)"
-            f"{pending} ORDER BY score DESC, importance DESC, id LIMIT $9",
-            *self._visible_args(scope, now), or_query(query), query, list(categories), limit,
-        )
-        return [(_entry(r), r["score"]) for r in rows]
+            f"SELECT {ENTRY_COLUMNS}, greatest(ts_rank_cd(search, to_tsquery('english', {words})),"
+            f" word_similarity({text}, content)) AS score FROM memory_entries WHERE {where}"
+            f" ORDER BY score DESC, importance DESC, id LIMIT {q(limit)}", *q.args)
+        return [(sql.entry(r), r["score"]) for r in rows]
 
-    async def mark_recalled(self, ids: Sequence[UUID], now: datetime) -> None:
+    async def mark_recalled(self, actor: Actor, ids: Sequence[UUID], now: datetime) -> None:
         if ids:
             await self._pool.execute(
-                "UPDATE memory_entries SET recall_count = recall_count + 1, last_recalled_at = $2"
-                " WHERE id = ANY($1)", list(ids), now,
-            )
+                "UPDATE memory_entries SET recall_count = recall_count + 1, last_recalled_at = $4"
+                " WHERE account_id = $1 AND environment = $2 AND id = ANY($3::uuid[])",
+                actor.account_id, actor.environment, list(ids), now)
+
+    # -- library reads -------------------------------------------------------------
+
+    async def list_memories(self, actor: Actor, now: datetime, where: MemoryFilter,
+                            before: tuple[datetime, UUID] | None, limit: int) -> list[Entry]:
+        """Newest first; ``before`` is the (created_at, id) the previous page ended at."""
+        q = Query()
+        platform = Scope.PLATFORM in where.scopes
+        conditions = self._filters(q, where, now)
+        if where.as_of is not None:  # the versions recorded then (rarer: no page index)
+            if before is not None:
+                conditions.append(f"(created_at, memory_id) < ({q(before[0])}, {q(before[1])})")
+            rows = await self._pool.fetch(
+                f"SELECT {sql.VERSION_COLUMNS} FROM memory_versions WHERE"
+                f" {visible(q, actor, platform=platform)} AND {' AND '.join(conditions)}"
+                f" ORDER BY created_at DESC, memory_id DESC LIMIT {q(limit)}", *q.args)
+            return [sql.entry(r) for r in rows]
+        if before is not None:
+            conditions.append(f"(created_at, id) < ({q(before[0])}, {q(before[1])})")
+        rows = await self._pool.fetch(sql.visible_page(
+            q, actor, select=ENTRY_COLUMNS, table="memory_entries", where=conditions,
+            order="created_at DESC, id DESC", limit=limit, platform=platform), *q.args)
+        return [sql.entry(r) for r in rows]
 
     @staticmethod
-    def _visible_args(scope: Scope, now: datetime) -> tuple:
-        return (scope.account_id, scope.environment, scope.agent_id, _owner(scope.user_id), now)
+    def _filters(q: Query, where: MemoryFilter, now: datetime) -> list[str]:
+        found = []
+        at = where.as_of or now
+        if where.as_of is not None:
+            found.append(f"recorded_at <= {q(at)} AND (recorded_until IS NULL OR recorded_until >"
+                         f" {q(at)})")
+        if not where.include_deleted:
+            found.append(f"deleted_at IS NULL AND (expires_at IS NULL OR expires_at > {q(at)})")
+        if not where.include_superseded:
+            found.append("superseded_by IS NULL")
+        if where.scopes:
+            found.append(f"scope = ANY({q([str(s) for s in where.scopes])}::text[])")
+        if where.kinds:
+            found.append(f"kind = ANY({q([str(k) for k in where.kinds])}::text[])")
+        if where.sources:
+            found.append(f"source_kind = ANY({q([str(s) for s in where.sources])}::text[])")
+        if where.tags:
+            found.append(f"tags @> {q(json.dumps(where.tags))}::jsonb")
+        if where.text:
+            like = q(_like(where.text))
+            found.append(f"(content ILIKE {like} OR key ILIKE {like})")
+        return found
 
-    # -- forget ------------------------------------------------------------------
+    async def get(self, actor: Actor, memory_id: UUID) -> Entry | None:
+        """Any state (deleted, superseded, expired), platform rules included."""
+        q = Query()
+        row = await self._pool.fetchrow(
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor, platform=True)}"
+            f" AND id = {q(memory_id)}", *q.args)
+        return None if row is None else sql.entry(row)
 
-    async def forget(self, scope: Scope, key: str, now: datetime) -> UUID | None:
-        """Delete the caller's private entry under ``key``, else the agent's shared one."""
-        async with self._pool.acquire() as connection, connection.transaction():
-            entry_id = await connection.fetchval(
-                "DELETE FROM memory_entries WHERE id = (SELECT id FROM memory_entries"
-                " WHERE account_id = $1 AND environment = $2 AND agent_id = $3 AND key = $4"
-                " AND (visibility = 'shared' OR owner_user_id = $5)"
-                " ORDER BY owner_user_id <> '' DESC LIMIT 1) RETURNING id",
-                scope.account_id, scope.environment, scope.agent_id, key, _owner(scope.user_id),
-            )
-            if entry_id is not None:
-                await self._enqueue(connection, scope.account_id, scope.environment, entry_id, now)
-            return entry_id
+    async def versions(self, actor: Actor, memory_id: UUID) -> list[Version]:
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT {sql.VERSION_COLUMNS} FROM memory_versions"
+            f" WHERE {visible(q, actor, platform=True)} AND memory_id = {q(memory_id)}"
+            " ORDER BY version", *q.args)
+        return [_version(r) for r in rows]
 
-    # -- projection outbox -------------------------------------------------------------
+    async def version_at(self, actor: Actor, memory_id: UUID, at: datetime) -> Version | None:
+        q = Query()
+        row = await self._pool.fetchrow(
+            f"SELECT {sql.VERSION_COLUMNS} FROM memory_versions"
+            f" WHERE {visible(q, actor, platform=True)} AND memory_id = {q(memory_id)}"
+            f" AND recorded_at <= {q(at)} AND (recorded_until IS NULL OR recorded_until > {q(at)})",
+            *q.args)
+        return None if row is None else _version(row)
+
+    async def supersedes(self, actor: Actor, memory_id: UUID) -> list[UUID]:
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT id FROM memory_entries WHERE {visible(q, actor, platform=True)}"
+            f" AND superseded_by = {q(memory_id)} ORDER BY superseded_at, id", *q.args)
+        return [r["id"] for r in rows]
+
+    async def audit(self, actor: Actor, memory_id: UUID | None, before_id: int | None,
+                    limit: int, *, oldest_first: bool = False) -> list[AuditRecord]:
+        q = Query()
+        conditions = [visible(q, actor, platform=memory_id is not None)]
+        if memory_id is not None:
+            conditions.append(f"memory_id = {q(memory_id)}")
+        if before_id is not None:
+            conditions.append(f"id {'>' if oldest_first else '<'} {q(before_id)}")
+        rows = await self._pool.fetch(
+            f"SELECT {_AUDIT_COLUMNS} FROM memory_audit WHERE {' AND '.join(conditions)}"
+            f" ORDER BY id {'ASC' if oldest_first else 'DESC'} LIMIT {q(limit)}", *q.args)
+        return [_audit(r) for r in rows]
+
+    async def export_page(self, actor: Actor, after: tuple[datetime, UUID] | None,
+                          limit: int) -> list[tuple[Entry, list[Version]]]:
+        """The caller's memories (every state, no platform rules), oldest first, with
+        their versions."""
+        q = Query()
+        where = [] if after is None else [f"(created_at, id) > ({q(after[0])}, {q(after[1])})"]
+        rows = await self._pool.fetch(sql.visible_page(
+            q, actor, select=ENTRY_COLUMNS, table="memory_entries", where=where,
+            order="created_at, id", limit=limit), *q.args)
+        entries = [sql.entry(r) for r in rows]
+        if not entries:
+            return []
+        version_rows = await self._pool.fetch(
+            f"SELECT {sql.VERSION_COLUMNS} FROM memory_versions WHERE account_id = $1"
+            " AND environment = $2 AND memory_id = ANY($3::uuid[]) ORDER BY memory_id, version",
+            actor.account_id, actor.environment, [e.id for e in entries])
+        by_memory: dict[UUID, list[Version]] = {e.id: [] for e in entries}
+        for row in version_rows:
+            by_memory[row["id"]].append(_version(row))
+        return [(e, by_memory[e.id]) for e in entries]
+
+    # -- settings ------------------------------------------------------------------
+
+    async def account_settings(self, account_id: str) -> AccountSettings:
+        row = await self._pool.fetchrow(
+            "SELECT memory_enabled, retention_days, default_token_budget, updated_at"
+            " FROM account_settings WHERE account_id = $1", account_id)
+        return _account_settings(row)
+
+    async def agent_settings(self, actor: Actor) -> tuple[AgentSettings, bool]:
+        """The agent's settings and whether memory is enabled for its account."""
+        row = await self._pool.fetchrow(
+            "SELECT g.memory_bound, g.extraction_mode, g.procedures_enabled, g.updated_at,"
+            " (SELECT memory_enabled FROM account_settings WHERE account_id = $1) AS enabled"
+            " FROM (SELECT 1) one LEFT JOIN agent_settings g ON g.account_id = $1"
+            " AND g.environment = $2 AND g.agent_id = $3",
+            actor.account_id, actor.environment, actor.agent_id)
+        enabled = row["enabled"] is not False
+        if row["memory_bound"] is None:
+            return AgentSettings(), enabled
+        return AgentSettings(row["memory_bound"], ExtractionMode(row["extraction_mode"]),
+                             row["procedures_enabled"], row["updated_at"]), enabled
+
+    # -- projection outbox ---------------------------------------------------------
 
     async def claim_outbox(self, connection, now: datetime, limit: int) -> list[OutboxItem]:
         """Due outbox rows, locked for this transaction (other workers skip them)."""
@@ -319,14 +353,17 @@ class Repository:
                            r["attempts"]) for r in rows]
 
     @staticmethod
-    async def entries_for_projection(connection, ids: Sequence[UUID], now: datetime
-                                     ) -> dict[UUID, tuple[str, Entry]]:
-        """The current, unexpired rows behind outbox items, with their agent id."""
+    async def entries_for_projection(connection, items: Sequence[OutboxItem], now: datetime
+                                     ) -> dict[tuple[str, str, UUID], Entry]:
+        """The live rows behind outbox items (the index holds nothing else)."""
+        q = Query()
         rows = await connection.fetch(
-            f"SELECT agent_id, {_COLUMNS} FROM memory_entries WHERE id = ANY($1)"
-            " AND (expires_at IS NULL OR expires_at > $2)", list(ids), now,
-        )
-        return {r["id"]: (r["agent_id"], _entry(r)) for r in rows}
+            f"SELECT {sql.columns('e')} FROM memory_entries e JOIN unnest("
+            f"{q([i.account_id for i in items])}::text[], {q([i.environment for i in items])}"
+            f"::text[], {q([i.entry_id for i in items])}::uuid[]) AS o(account_id, environment,"
+            " id) USING (account_id, environment, id)"
+            f" WHERE {live(q, now, 'e')} AND e.scope <> 'platform'", *q.args)
+        return {(r["account_id"], r["environment"], r["id"]): sql.entry(r) for r in rows}
 
     @staticmethod
     async def finish_outbox(connection, ids: Sequence[int]) -> None:
@@ -347,81 +384,374 @@ class Repository:
         return await self._pool.fetchval("SELECT count(*) FROM memory_outbox")
 
     async def collection_entries(self, account_id: str, environment: str, now: datetime,
-                                 batch: int = 256) -> AsyncIterator[list[tuple[str, Entry]]]:
-        """Every unexpired entry of (account, environment), in batches, for a reindex."""
-        after = uuid.UUID(int=0)
+                                 batch: int = 256) -> AsyncIterator[list[Entry]]:
+        """Every live memory of (account, environment), in batches, for a reindex."""
+        after = UUID(int=0)
         while True:
+            q = Query(account_id, environment)
             rows = await self._pool.fetch(
-                f"SELECT agent_id, {_COLUMNS} FROM memory_entries WHERE account_id = $1"
-                " AND environment = $2 AND (expires_at IS NULL OR expires_at > $3) AND id > $4"
-                " ORDER BY id LIMIT $5", account_id, environment, now, after, batch,
-            )
+                f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE account_id = $1"
+                f" AND environment = $2 AND {live(q, now)} AND id > {q(after)}"
+                f" ORDER BY id LIMIT {q(batch)}", *q.args)
             if not rows:
                 return
-            yield [(r["agent_id"], _entry(r)) for r in rows]
+            yield [sql.entry(r) for r in rows]
             after = rows[-1]["id"]
 
     async def count_collection(self, account_id: str, environment: str, now: datetime) -> int:
+        q = Query(account_id, environment)
         return await self._pool.fetchval(
-            "SELECT count(*) FROM memory_entries WHERE account_id = $1 AND environment = $2"
-            " AND (expires_at IS NULL OR expires_at > $3)", account_id, environment, now,
-        )
+            f"SELECT count(*) FROM memory_entries WHERE account_id = $1 AND environment = $2"
+            f" AND {live(q, now)}", *q.args)
 
-    # -- hygiene ------------------------------------------------------------------
+    # -- hygiene -------------------------------------------------------------------
 
-    async def delete_expired(self, now: datetime) -> int:
-        async with self._pool.acquire() as connection, connection.transaction():
-            rows = await connection.fetch(
-                "DELETE FROM memory_entries WHERE expires_at <= $1"
-                " RETURNING id, account_id, environment", now,
-            )
-            for row in rows:
-                await self._enqueue(connection, row["account_id"], row["environment"], row["id"],
-                                    now)
-            await connection.execute(
-                "DELETE FROM memory_store_requests WHERE created_at < $1",
-                now - timedelta(days=1))
-            return len(rows)
+    async def expired_ids(self, now: datetime, limit: int) -> list[tuple[str, str, UUID]]:
+        rows = await self._pool.fetch(
+            "SELECT account_id, environment, id FROM memory_entries WHERE expires_at <= $1"
+            " AND deleted_at IS NULL ORDER BY expires_at LIMIT $2", now, limit)
+        return [(r["account_id"], r["environment"], r["id"]) for r in rows]
+
+    async def purgeable_ids(self, now: datetime, limit: int) -> list[tuple[str, str, UUID]]:
+        """Tombstones older than their account's retention window."""
+        rows = await self._pool.fetch(
+            "SELECT e.account_id, e.environment, e.id FROM memory_entries e"
+            " LEFT JOIN account_settings s ON s.account_id = e.account_id"
+            " WHERE e.deleted_at IS NOT NULL AND e.deleted_at <= $1::timestamptz - make_interval(days =>"
+            " coalesce(s.retention_days, $2)) ORDER BY e.deleted_at LIMIT $3",
+            now, rules.SETTINGS_RETENTION_DAYS, limit)
+        return [(r["account_id"], r["environment"], r["id"]) for r in rows]
+
+    async def prune_versions(self, now: datetime) -> int:
+        """Delete replaced versions older than their account's retention window, and
+        redact their content from the audit trail."""
+        status = await self._pool.fetchval(
+            "WITH pruned AS (DELETE FROM memory_versions v USING (SELECT v2.account_id,"
+            " v2.environment, v2.memory_id, v2.version FROM memory_versions v2"
+            " LEFT JOIN account_settings s ON s.account_id = v2.account_id"
+            " WHERE v2.recorded_until IS NOT NULL AND v2.recorded_until <= $1::timestamptz - make_interval("
+            " days => coalesce(s.retention_days, $2))) old"
+            " WHERE v.account_id = old.account_id AND v.environment = old.environment"
+            " AND v.memory_id = old.memory_id AND v.version = old.version"
+            " RETURNING v.account_id, v.environment, v.memory_id, v.version),"
+            " upto AS (SELECT account_id, environment, memory_id, max(version) AS version"
+            " FROM pruned GROUP BY 1, 2, 3),"
+            " redacted AS (UPDATE memory_audit a SET"
+            f" before = CASE WHEN a.version <= upto.version + 1 THEN a.before - {_REDACTED}"
+            " ELSE a.before END,"
+            f" after = CASE WHEN a.version <= upto.version THEN a.after - {_REDACTED}"
+            " ELSE a.after END"
+            " FROM upto WHERE a.account_id = upto.account_id AND a.environment ="
+            " upto.environment AND a.memory_id = upto.memory_id"
+            " AND a.version <= upto.version + 1)"
+            " SELECT count(*) FROM pruned", now, rules.SETTINGS_RETENTION_DAYS)
+        return int(status)
 
     async def decay(self, now: datetime) -> int:
-        decaying = [c.value for c, r in rules.RULES.items() if r.decays]
+        """Maintenance, not an edit: no version, no audit record."""
         status = await self._pool.execute(
-            "UPDATE memory_entries SET importance = greatest($1, round((importance - $2)::numeric, 6)),"
-            " last_decayed_at = $3"
-            " WHERE category = ANY($4) AND importance > $1"
-            " AND coalesce(last_recalled_at, created_at) <= $5"
+            "UPDATE memory_entries SET importance = greatest($1, round((importance - $2)::numeric,"
+            " 6)), last_decayed_at = $3"
+            " WHERE kind = ANY($4::text[]) AND importance > $1 AND deleted_at IS NULL"
+            " AND superseded_by IS NULL AND coalesce(last_recalled_at, created_at) <= $5"
             " AND (last_decayed_at IS NULL OR last_decayed_at <= $6)",
-            rules.DECAY_FLOOR, rules.DECAY_STEP, now, decaying, now - rules.DECAY_AFTER,
-            now - rules.DECAY_INTERVAL,
+            rules.DECAY_FLOOR, rules.DECAY_STEP, now, [str(k) for k in rules.DECAYING],
+            now - rules.DECAY_AFTER, now - rules.DECAY_INTERVAL,
         )
         return int(status.split()[-1])
 
-    # -- agent settings -----------------------------------------------------------
-
-    async def memory_bound(self, scope: Scope) -> bool:
-        bound = await self._pool.fetchval(
-            "SELECT memory_bound FROM agent_settings WHERE account_id = $1 AND environment = $2"
-            " AND agent_id = $3", scope.account_id, scope.environment, scope.agent_id,
-        )
-        return bool(bound)
-
-    async def set_memory_bound(self, scope: Scope, bound: bool, now: datetime) -> None:
-        await self._pool.execute(
-            "INSERT INTO agent_settings (account_id, environment, agent_id, memory_bound, updated_at)"
-            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id, environment, agent_id)"
-            " DO UPDATE SET memory_bound = $4, updated_at = $5",
-            scope.account_id, scope.environment, scope.agent_id, bound, now,
-        )
+    async def forget_requests(self, before: datetime) -> None:
+        await self._pool.execute("DELETE FROM memory_store_requests WHERE created_at < $1", before)
 
 
-def _expiry(category: Category, created_at: datetime) -> datetime | None:
-    after = rules.RULES[category].expires_after
-    return None if after is None else created_at + after
+class Transaction:
+    """The write primitives, inside one short PostgreSQL transaction."""
+
+    def __init__(self, connection: asyncpg.Connection) -> None:
+        self._c = connection
+
+    async def lock(self, name: str, account_id: str) -> AccountSettings:
+        """Serialize writers of one capacity bucket; returns the account's settings."""
+        row = await self._c.fetchrow(
+            "SELECT pg_advisory_xact_lock($1), s.memory_enabled, s.retention_days,"
+            " s.default_token_budget, s.updated_at FROM (SELECT 1) one"
+            " LEFT JOIN account_settings s ON s.account_id = $2", _lock_key(name), account_id)
+        return _account_settings(row)
+
+    async def settings(self, account_id: str) -> AccountSettings:
+        row = await self._c.fetchrow(
+            "SELECT memory_enabled, retention_days, default_token_budget, updated_at"
+            " FROM account_settings WHERE account_id = $1", account_id)
+        return _account_settings(row)
+
+    async def live_by_key(self, account_id: str, environment: str, scope: Scope, agent_id: str,
+                          owner_user_id: str, key: str) -> Entry | None:
+        """The live (not deleted, not superseded) memory under a key, locked."""
+        row = await self._c.fetchrow(
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE account_id = $1"
+            " AND environment = $2 AND scope = $3 AND agent_id = $4 AND owner_user_id = $5"
+            " AND key = $6 AND deleted_at IS NULL AND superseded_by IS NULL FOR UPDATE",
+            account_id, environment, scope, agent_id, owner_user_id, key)
+        return None if row is None else sql.entry(row)
+
+    async def forgettable(self, actor: Actor, key: str) -> Entry | None:
+        """The caller's live private memory under ``key``, else its agent's (locked)."""
+        row = await self._c.fetchrow(
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE account_id = $1"
+            " AND environment = $2 AND agent_id = $3 AND key = $4"
+            " AND (scope = 'agent' OR (scope = 'private' AND owner_user_id = $5))"
+            " AND deleted_at IS NULL AND superseded_by IS NULL"
+            f" ORDER BY {_SPECIFICITY} LIMIT 1 FOR UPDATE",
+            actor.account_id, actor.environment, actor.agent_id, key, actor.user_id or "")
+        return None if row is None else sql.entry(row)
+
+    async def get(self, actor: Actor, memory_id: UUID, *, lock: bool = True) -> Entry | None:
+        """A memory ``actor`` can see, in any state (locked for the change by default)."""
+        q = Query()
+        row = await self._c.fetchrow(
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor, platform=True)}"
+            f" AND id = {q(memory_id)}{' FOR UPDATE' if lock else ''}", *q.args)
+        return None if row is None else sql.entry(row)
+
+    async def by_id(self, account_id: str, environment: str, memory_id: UUID) -> Entry | None:
+        """For hygiene (no caller): a memory by its identity, locked."""
+        row = await self._c.fetchrow(
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE account_id = $1"
+            " AND environment = $2 AND id = $3 FOR UPDATE SKIP LOCKED",
+            account_id, environment, memory_id)
+        return None if row is None else sql.entry(row)
+
+    async def version(self, entry: Entry, version: int) -> Version | None:
+        row = await self._c.fetchrow(
+            f"SELECT {sql.VERSION_COLUMNS} FROM memory_versions WHERE account_id = $1"
+            " AND environment = $2 AND memory_id = $3 AND version = $4",
+            entry.account_id, entry.environment, entry.id, version)
+        return None if row is None else _version(row)
+
+    async def count_live(self, account_id: str, environment: str, buckets: Sequence[Bucket],
+                         kind: Kind, now: datetime) -> list[int]:
+        """The live memories of ``kind`` in each bucket, in one statement."""
+        q = Query(account_id, environment, kind)
+        counts, parts = [], []
+        for bucket in buckets:
+            condition = f"scope = ANY({q([str(s) for s in bucket.scopes])}::text[])"
+            if bucket.agent_id is not None:
+                condition += f" AND agent_id = {q(bucket.agent_id)}"
+            if bucket.owner_user_id is not None:
+                condition += f" AND owner_user_id = {q(bucket.owner_user_id)}"
+            counts.append(f"count(*) FILTER (WHERE {condition})")
+            parts.append(f"({condition})")
+        row = await self._c.fetchrow(
+            f"SELECT {', '.join(counts)} FROM memory_entries WHERE account_id = $1"
+            f" AND environment = $2 AND kind = $3 AND ({' OR '.join(parts)})"
+            f" AND {live(q, now)}", *q.args)
+        return list(row)
+
+    async def write(self, entry: Entry, *, new: bool, action: Action, author: Author,
+                    before: dict | None, after: dict, now: datetime) -> Entry:
+        """One change, in one statement: the memory's row (inserted, or written over as
+        a new version: decay starts over), the previous version closed, the new one
+        kept, the audit record, and the projection queued."""
+        q = Query()
+        identity = [q(entry.account_id), q(entry.environment), q(entry.id)]
+        values = [q(v) for v in (entry.version, *sql.snapshot_values(entry))]
+        columns = ("version", *sql.SNAPSHOT)
+        if new:
+            written = (f"INSERT INTO memory_entries (account_id, environment, id,"
+                       f" {', '.join(columns)}, recall_count) VALUES"
+                       f" ({', '.join(identity + values)}, 0)")
+        else:
+            assignments = ", ".join(f"{c} = {v}" for c, v in zip(columns, values, strict=True))
+            written = (f"UPDATE memory_entries SET {assignments}, last_decayed_at = NULL"
+                       f" WHERE account_id = {identity[0]} AND environment = {identity[1]}"
+                       f" AND id = {identity[2]}")
+        at, what = q(now), q(action)
+        snapshot = ", ".join(sql.SNAPSHOT)
+        statement = (
+            f"WITH written AS ({written} RETURNING {ENTRY_COLUMNS}),"
+            f" closed AS (UPDATE memory_versions SET recorded_until = {at}"
+            f" WHERE account_id = {identity[0]} AND environment = {identity[1]}"
+            f" AND memory_id = {identity[2]} AND recorded_until IS NULL),"
+            f" kept AS (INSERT INTO memory_versions (memory_id, account_id, environment, version,"
+            f" {snapshot}, action, recorded_at) SELECT id, account_id, environment, version,"
+            f" {snapshot}, {what}, {at} FROM written),"
+            f" audited AS (INSERT INTO memory_audit (account_id, environment, scope, agent_id,"
+            f" owner_user_id, memory_id, version, action, actor_key_id, actor_agent_id,"
+            f" actor_user_id, actor_role, at, before, after) SELECT account_id, environment,"
+            f" scope, agent_id, owner_user_id, id, version, {what}, {q(author.key_id)},"
+            f" {q(author.agent_id)}, {q(author.user_id)}, {q(author.role)}, {at},"
+            f" {q(_dump(before))}::jsonb, {q(_dump(after))}::jsonb FROM written),"
+            f" queued AS (INSERT INTO memory_outbox (entry_id, account_id, environment,"
+            f" next_attempt_at, created_at) SELECT id, account_id, environment, {at}, {at}"
+            f" FROM written)"
+            f" SELECT *, pg_notify('memory_outbox', '') FROM written")
+        try:
+            row = await self._c.fetchrow(statement, *q.args)
+        except asyncpg.UniqueViolationError as exc:
+            raise _key_in_use(entry) from exc
+        return sql.entry(row)
+
+    async def get_many(self, actor: Actor, ids: Sequence[UUID]) -> dict[UUID, Entry]:
+        q = Query()
+        rows = await self._c.fetch(
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
+            f" AND id = ANY({q(list(ids))}::uuid[]) FOR UPDATE", *q.args)
+        return {r["id"]: sql.entry(r) for r in rows}
+
+    async def versions_of(self, account_id: str, environment: str, ids: Sequence[UUID]
+                          ) -> dict[UUID, list[Version]]:
+        found: dict[UUID, list[Version]] = {i: [] for i in ids}
+        rows = await self._c.fetch(
+            f"SELECT {sql.VERSION_COLUMNS} FROM memory_versions WHERE account_id = $1"
+            " AND environment = $2 AND memory_id = ANY($3::uuid[]) ORDER BY memory_id, version",
+            account_id, environment, list(ids))
+        for row in rows:
+            found[row["id"]].append(_version(row))
+        return found
+
+    async def live_keys(self, account_id: str, environment: str,
+                        keys: Sequence[tuple[str, str, str, str]]) -> set[tuple[str, str, str, str]]:
+        """Which of (scope, agent, owner, key) name a live memory already."""
+        rows = await self._c.fetch(
+            "SELECT e.scope, e.agent_id, e.owner_user_id, e.key FROM memory_entries e"
+            " JOIN unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS k(scope, agent_id,"
+            " owner_user_id, key) USING (scope, agent_id, owner_user_id, key)"
+            " WHERE e.account_id = $1 AND e.environment = $2 AND e.deleted_at IS NULL"
+            " AND e.superseded_by IS NULL", account_id, environment,
+            *([k[i] for k in keys] for i in range(4)))
+        return {(r["scope"], r["agent_id"], r["owner_user_id"], r["key"]) for r in rows}
+
+    async def insert_imported(self, memories: Sequence[tuple[Entry, Sequence[Version], dict]],
+                              author: Author, now: datetime) -> None:
+        """Imported memories as they were, with their history, one ``import`` record each
+        (its snapshot given), and their projection queued: a few statements a batch."""
+        if not memories:
+            return
+        entries = [entry for entry, _, _ in memories]
+        try:
+            await self._c.copy_records_to_table(
+                "memory_entries", columns=("id", "account_id", "environment", "version",
+                                           *sql.SNAPSHOT, "recall_count", "last_recalled_at"),
+                records=[(e.id, e.account_id, e.environment, e.version, *sql.snapshot_values(e),
+                          e.recall_count, e.last_recalled_at) for e in entries])
+        except asyncpg.UniqueViolationError as exc:
+            raise AlreadyExists("an imported memory's key is taken", reason="KEY_IN_USE") from exc
+        await self._c.copy_records_to_table(
+            "memory_versions", columns=("memory_id", "account_id", "environment", "version",
+                                        *sql.SNAPSHOT, "action", "recorded_at", "recorded_until"),
+            records=[(e.id, e.account_id, e.environment, v.entry.version,
+                      *sql.snapshot_values(v.entry), v.action, v.recorded_at, v.recorded_until)
+                     for e, versions, _ in memories for v in versions])
+        await self._c.copy_records_to_table(
+            "memory_audit", columns=("account_id", "environment", "scope", "agent_id",
+                                     "owner_user_id", "memory_id", "version", "action",
+                                     "actor_key_id", "actor_agent_id", "actor_user_id",
+                                     "actor_role", "at", "after"),
+            records=[(e.account_id, e.environment, e.scope, e.agent_id, e.owner_user_id or "",
+                      e.id, e.version, Action.IMPORT, author.key_id, author.agent_id,
+                      author.user_id, author.role, now, _dump(snapshot))
+                     for e, _, snapshot in memories])
+        await self._c.copy_records_to_table(
+            "memory_outbox", columns=("entry_id", "account_id", "environment", "next_attempt_at",
+                                      "created_at"),
+            records=[(e.id, e.account_id, e.environment, now, now) for e in entries])
+        await self._c.execute("SELECT pg_notify('memory_outbox', '')")
+
+    async def audit_only(self, account_id: str, environment: str, scope: Scope, agent_id: str,
+                         owner_user_id: str, memory_id: UUID | None, version: int | None,
+                         action: Action, actor: Author, before: dict | None, after: dict | None,
+                         now: datetime) -> None:
+        await self._c.execute(
+            "INSERT INTO memory_audit (account_id, environment, scope, agent_id, owner_user_id,"
+            " memory_id, version, action, actor_key_id, actor_agent_id, actor_user_id, actor_role,"
+            " at, before, after) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
+            " $14::jsonb, $15::jsonb)",
+            account_id, environment, scope, agent_id, owner_user_id, memory_id, version, action,
+            actor.key_id, actor.agent_id, actor.user_id, actor.role, now, _dump(before),
+            _dump(after))
+
+    async def enqueue(self, entry: Entry, now: datetime) -> None:
+        await self._c.execute(
+            "INSERT INTO memory_outbox (entry_id, account_id, environment, next_attempt_at,"
+            " created_at) VALUES ($1, $2, $3, $4, $4)",
+            entry.id, entry.account_id, entry.environment, now)
+        await self._c.execute("SELECT pg_notify('memory_outbox', '')")
+
+    async def purge(self, entry: Entry) -> None:
+        """Delete a memory for real (its versions follow), and redact its trail."""
+        await self._c.execute(
+            "DELETE FROM memory_entries WHERE account_id = $1 AND environment = $2 AND id = $3",
+            entry.account_id, entry.environment, entry.id)
+        await self._c.execute(
+            f"UPDATE memory_audit SET before = before - {_REDACTED}, after = after - {_REDACTED}"
+            " WHERE account_id = $1 AND environment = $2 AND memory_id = $3",
+            entry.account_id, entry.environment, entry.id)
+
+    # -- request ids ---------------------------------------------------------------
+
+    async def prior_request(self, actor: Actor, request_id: str) -> PriorRequest | None:
+        row = await self._c.fetchrow(
+            "SELECT request_hash, response FROM memory_store_requests WHERE account_id = $1"
+            " AND environment = $2 AND agent_id = $3 AND user_id = $4 AND request_id = $5",
+            actor.account_id, actor.environment, actor.agent_id, actor.user_id or "", request_id)
+        if row is None:
+            return None
+        answer = json.loads(row["response"])
+        return PriorRequest(row["request_hash"], UUID(answer["entry"]), answer["outcome"])
+
+    async def save_request(self, actor: Actor, request_id: str, request_hash: str,
+                           entry_id: UUID, outcome: str, now: datetime) -> None:
+        await self._c.execute(
+            "INSERT INTO memory_store_requests (account_id, environment, agent_id, user_id,"
+            " request_id, request_hash, response, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7,"
+            " $8) ON CONFLICT (account_id, environment, agent_id, user_id, request_id)"
+            " DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,"
+            " created_at = excluded.created_at",
+            actor.account_id, actor.environment, actor.agent_id, actor.user_id or "", request_id,
+            request_hash, json.dumps({"entry": str(entry_id), "outcome": outcome}).encode(), now)
+
+    # -- settings ------------------------------------------------------------------
+
+    async def agent_settings(self, actor: Actor) -> AgentSettings:
+        row = await self._c.fetchrow(
+            "SELECT memory_bound, extraction_mode, procedures_enabled, updated_at"
+            " FROM agent_settings WHERE account_id = $1 AND environment = $2 AND agent_id = $3"
+            " FOR UPDATE", actor.account_id, actor.environment, actor.agent_id)
+        if row is None:
+            return AgentSettings()
+        return AgentSettings(row["memory_bound"], ExtractionMode(row["extraction_mode"]),
+                             row["procedures_enabled"], row["updated_at"])
+
+    async def save_agent_settings(self, actor: Actor, settings: AgentSettings) -> None:
+        await self._c.execute(
+            "INSERT INTO agent_settings (account_id, environment, agent_id, memory_bound,"
+            " extraction_mode, procedures_enabled, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+            " ON CONFLICT (account_id, environment, agent_id) DO UPDATE SET memory_bound = $4,"
+            " extraction_mode = $5, procedures_enabled = $6, updated_at = $7",
+            actor.account_id, actor.environment, actor.agent_id, settings.memory_bound,
+            settings.extraction_mode, settings.procedures_enabled, settings.updated_at)
+
+    async def locked_account_settings(self, account_id: str, now: datetime) -> AccountSettings:
+        await self._c.execute(
+            "INSERT INTO account_settings (account_id, updated_at) VALUES ($1, $2)"
+            " ON CONFLICT DO NOTHING", account_id, now)
+        row = await self._c.fetchrow(
+            "SELECT memory_enabled, retention_days, default_token_budget, updated_at"
+            " FROM account_settings WHERE account_id = $1 FOR UPDATE", account_id)
+        return _account_settings(row)
+
+    async def save_account_settings(self, account_id: str, settings: AccountSettings) -> None:
+        await self._c.execute(
+            "UPDATE account_settings SET memory_enabled = $2, retention_days = $3,"
+            " default_token_budget = $4, updated_at = $5 WHERE account_id = $1",
+            account_id, settings.memory_enabled, settings.retention_days,
+            settings.default_token_budget, settings.updated_at)
 
 
-def _capacity_error(category: Category, per: str, limit: int) -> ResourceExhausted:
-    return ResourceExhausted(
-        f"{category} entries are limited to {limit} per {per}",
-        reason="CAPACITY_EXCEEDED",
-        metadata={"category": str(category), "per": per, "limit": str(limit)},
-    )
+def _dump(value: dict | None) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True)
+
+
+def _key_in_use(entry: Entry) -> AlreadyExists:
+    return AlreadyExists(f"a live {entry.scope} memory already has the key {entry.key!r}",
+                         reason="KEY_IN_USE", metadata={"key": entry.key})

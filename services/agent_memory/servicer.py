@@ -4,26 +4,31 @@ from __future__ import annotations
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as pb_grpc
+from google.protobuf import field_mask_pb2
 
 from libs import limits
-from libs.identity import parse_principal
+from libs.errors import InvalidArgument
 from services.agent_memory import conversions, rules
 from services.agent_memory.memory import AgentMemory
 
 LIST_DEFAULT, LIST_MAX = 50, 200
+EXPORT_DEFAULT, EXPORT_MAX = 500, 1000
+IMPORT_MAX_CHARS = 12 * 1024 * 1024
 
 
 class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
     def __init__(self, memory: AgentMemory) -> None:
         self._memory = memory
 
+    # -- seed 000 --------------------------------------------------------------------
+
     async def Store(self, request: pb.StoreRequest, context) -> pb.StoreResponse:
-        principal = parse_principal(request.principal)
+        actor = conversions.actor(request.principal)
         result = await self._memory.store(
-            principal,
+            actor,
             key=request.key,
             content=request.content,
-            category=conversions.category(request.category),
+            kind=conversions.category(request.category),
             visibility=conversions.visibility(request.visibility),
             importance=request.importance if request.HasField("importance") else None,
             source=conversions.source(request.source),
@@ -32,51 +37,181 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
         return conversions.store_response(result)
 
     async def Recall(self, request: pb.RecallRequest, context) -> pb.RecallResponse:
-        principal = parse_principal(request.principal)
-        limit = limits.count(request.limit, "limit", default=rules.RECALL_DEFAULT_LIMIT,
-                                  maximum=rules.RECALL_MAX_LIMIT)
-        result = await self._memory.recall(principal, request.query, limit,
+        actor = conversions.actor(request.principal)
+        # Above the maximum is capped, not refused (seed 000: "capped at 20").
+        limit = limits.count(min(request.limit, rules.RECALL_MAX_LIMIT), "limit",
+                             default=rules.RECALL_DEFAULT_LIMIT, maximum=rules.RECALL_MAX_LIMIT)
+        result = await self._memory.recall(actor, request.query, limit,
                                            conversions.categories(request.categories))
         return conversions.recalled(result.entries, result.fallback)
 
     async def Forget(self, request: pb.ForgetRequest, context) -> pb.ForgetResponse:
-        principal = parse_principal(request.principal)
-        return pb.ForgetResponse(forgotten=await self._memory.forget(principal, request.key))
+        actor = conversions.actor(request.principal)
+        return pb.ForgetResponse(forgotten=await self._memory.forget(actor, request.key))
 
     async def ListPinned(self, request: pb.ListPinnedRequest, context) -> pb.ListPinnedResponse:
-        principal = parse_principal(request.principal)
-        entries = await self._memory.pinned(principal)
-        return pb.ListPinnedResponse(entries=[conversions.entry(e) for e in entries])
+        actor = conversions.actor(request.principal)
+        pinned, blocks = await self._memory.pinned(actor)
+        return pb.ListPinnedResponse(entries=[conversions.entry(e) for e in pinned],
+                                     blocks=[conversions.entry(e) for e in blocks])
 
     async def GetEntry(self, request: pb.GetEntryRequest, context) -> pb.GetEntryResponse:
-        principal = parse_principal(request.principal)
+        actor = conversions.actor(request.principal)
         return pb.GetEntryResponse(entry=conversions.entry(
-            await self._memory.get(principal, request.key)))
+            await self._memory.get(actor, request.key)))
 
     async def ListEntries(self, request: pb.ListEntriesRequest, context) -> pb.ListEntriesResponse:
-        principal = parse_principal(request.principal)
+        actor = conversions.actor(request.principal)
         size = limits.count(request.page_size, "page_size", default=LIST_DEFAULT,
-                                 maximum=LIST_MAX)
-        entries = await self._memory.list(principal, conversions.categories(request.categories),
-                                          conversions.list_position(request.page_token), size)
+                            maximum=LIST_MAX)
+        entries = await self._memory.list(actor, conversions.categories(request.categories),
+                                          conversions.time_position(request.page_token), size)
         return pb.ListEntriesResponse(entries=[conversions.entry(e) for e in entries],
-                                      next_page_token=conversions.next_list_token(entries, size))
+                                      next_page_token=conversions.time_token(entries, size))
 
     async def RunHygiene(self, request: pb.RunHygieneRequest, context) -> pb.RunHygieneResponse:
-        expired, decayed = await self._memory.run_hygiene()
-        return pb.RunHygieneResponse(expired=expired, decayed=decayed)
+        report = await self._memory.run_hygiene()
+        return pb.RunHygieneResponse(expired=report.expired, decayed=report.decayed,
+                                     purged=report.purged,
+                                     pruned_versions=report.pruned_versions)
 
     async def Reindex(self, request: pb.ReindexRequest, context):
-        principal = parse_principal(request.principal)
-        async for indexed, total, name in self._memory.reindex(principal):
+        actor = conversions.actor(request.principal)
+        async for indexed, total, name in self._memory.reindex(actor):
             yield pb.ReindexResponse(indexed=indexed, total=total, collection=name)
 
+    # -- the library -----------------------------------------------------------------
+
+    async def ListMemories(self, request: pb.ListMemoriesRequest,
+                           context) -> pb.ListMemoriesResponse:
+        actor = conversions.actor(request.principal)
+        size = limits.count(request.page_size, "page_size", default=LIST_DEFAULT,
+                            maximum=LIST_MAX)
+        where = conversions.memory_filter(request.filter)
+        found = await self._memory.list_memories(
+            actor, where, conversions.time_position(request.page_token), size)
+        return pb.ListMemoriesResponse(memories=[conversions.entry(e) for e in found],
+                                       next_page_token=conversions.time_token(found, size))
+
+    async def GetMemory(self, request: pb.GetMemoryRequest, context) -> pb.GetMemoryResponse:
+        actor = conversions.actor(request.principal)
+        as_of = conversions.optional_time(request, "as_of")
+        entry, versions = await self._memory.get_memory(
+            actor, conversions.memory_id(request.memory_id), as_of)
+        return pb.GetMemoryResponse(memory=conversions.entry(entry),
+                                    versions=[conversions.version(v) for v in versions])
+
+    async def AddMemory(self, request: pb.AddMemoryRequest, context) -> pb.AddMemoryResponse:
+        actor = conversions.actor(request.principal)
+        new = conversions.new_memory(request.memory, actor)
+        entry = await self._memory.add(actor, new, conversions.request_id(request.request_id))
+        return pb.AddMemoryResponse(memory=conversions.entry(entry))
+
+    async def EditMemory(self, request: pb.EditMemoryRequest, context) -> pb.EditMemoryResponse:
+        actor = conversions.actor(request.principal)
+        memory_id = conversions.memory_id(request.memory_id)
+        expected = conversions.expected_version(request.expected_version, required=True)
+        edit = conversions.edit(request.edit, request.update_mask)
+        entry = await self._memory.edit(actor, memory_id, expected, edit)
+        return pb.EditMemoryResponse(memory=conversions.entry(entry))
+
+    async def DeleteMemory(self, request: pb.DeleteMemoryRequest,
+                           context) -> pb.DeleteMemoryResponse:
+        actor = conversions.actor(request.principal)
+        entry = await self._memory.delete(actor, conversions.memory_id(request.memory_id),
+                                          conversions.expected_version(request.expected_version))
+        return pb.DeleteMemoryResponse(memory=conversions.entry(entry))
+
+    async def RestoreMemory(self, request: pb.RestoreMemoryRequest,
+                            context) -> pb.RestoreMemoryResponse:
+        actor = conversions.actor(request.principal)
+        entry = await self._memory.restore(actor, conversions.memory_id(request.memory_id),
+                                           conversions.expected_version(request.expected_version))
+        return pb.RestoreMemoryResponse(memory=conversions.entry(entry))
+
+    async def RollbackMemory(self, request: pb.RollbackMemoryRequest,
+                             context) -> pb.RollbackMemoryResponse:
+        actor = conversions.actor(request.principal)
+        memory_id = conversions.memory_id(request.memory_id)
+        if request.version < 1:
+            raise InvalidArgument("version", "required: the version to make current again")
+        entry = await self._memory.rollback(
+            actor, memory_id, request.version,
+            conversions.expected_version(request.expected_version))
+        return pb.RollbackMemoryResponse(memory=conversions.entry(entry))
+
+    async def SupersedeMemory(self, request: pb.SupersedeMemoryRequest,
+                              context) -> pb.SupersedeMemoryResponse:
+        actor = conversions.actor(request.principal)
+        old, new = await self._memory.supersede(
+            actor, conversions.memory_id(request.memory_id),
+            conversions.memory_id(request.superseded_by, "superseded_by"),
+            conversions.expected_version(request.expected_version))
+        return pb.SupersedeMemoryResponse(memory=conversions.entry(old),
+                                          replacement=conversions.entry(new))
+
+    async def ListAudit(self, request: pb.ListAuditRequest, context) -> pb.ListAuditResponse:
+        actor = conversions.actor(request.principal)
+        memory_id = conversions.memory_id(request.memory_id) if request.memory_id else None
+        size = limits.count(request.page_size, "page_size", default=LIST_DEFAULT,
+                            maximum=LIST_MAX)
+        records = await self._memory.audit(actor, memory_id,
+                                           conversions.audit_position(request.page_token), size)
+        return pb.ListAuditResponse(records=[conversions.audit_record(r) for r in records],
+                                    next_page_token=conversions.audit_token(records, size))
+
+    async def ExportMemories(self, request: pb.ExportMemoriesRequest,
+                             context) -> pb.ExportMemoriesResponse:
+        actor = conversions.actor(request.principal)
+        size = limits.count(request.page_size, "page_size", default=EXPORT_DEFAULT,
+                            maximum=EXPORT_MAX)
+        text, count, position = await self._memory.export(
+            actor, conversions.time_position(request.page_token), size)
+        return pb.ExportMemoriesResponse(jsonl=text, count=count,
+                                         next_page_token=conversions.position_token(position))
+
+    async def ImportMemories(self, request: pb.ImportMemoriesRequest,
+                             context) -> pb.ImportMemoriesResponse:
+        actor = conversions.actor(request.principal)
+        if len(request.jsonl) > IMPORT_MAX_CHARS:
+            raise InvalidArgument("jsonl", f"at most {IMPORT_MAX_CHARS:,} characters a call")
+        result = await self._memory.import_memories(actor, request.jsonl)
+        return pb.ImportMemoriesResponse(created=result.created, unchanged=result.unchanged,
+                                         conflicts=[str(i) for i in result.conflicts])
+
+    async def ExplainMemory(self, request: pb.ExplainMemoryRequest,
+                            context) -> pb.ExplainMemoryResponse:
+        actor = conversions.actor(request.principal)
+        found = await self._memory.explain(actor, conversions.memory_id(request.memory_id))
+        return conversions.explanation(found)
+
+    async def GetAccountSettings(self, request, context) -> pb.GetAccountSettingsResponse:
+        actor = conversions.actor(request.principal)
+        settings = await self._memory.account_settings(actor)
+        return pb.GetAccountSettingsResponse(settings=conversions.account_settings(settings))
+
+    async def UpdateAccountSettings(self, request, context) -> pb.UpdateAccountSettingsResponse:
+        actor = conversions.actor(request.principal)
+        fields = conversions.mask(request.update_mask, conversions.ACCOUNT_SETTINGS)
+        settings = await self._memory.update_account_settings(
+            actor, conversions.account_settings_update(request.settings), fields)
+        return pb.UpdateAccountSettingsResponse(settings=conversions.account_settings(settings))
+
     async def GetAgentSettings(self, request, context) -> pb.GetAgentSettingsResponse:
-        principal = parse_principal(request.principal)
-        bound = await self._memory.memory_bound(principal)
-        return pb.GetAgentSettingsResponse(settings=pb.AgentSettings(memory_bound=bound))
+        actor = conversions.actor(request.principal)
+        settings, enabled = await self._memory.agent_settings(actor)
+        return pb.GetAgentSettingsResponse(settings=conversions.agent_settings(settings),
+                                           account_memory_enabled=enabled)
+
+    async def UpdateAgentSettings(self, request, context) -> pb.UpdateAgentSettingsResponse:
+        actor = conversions.actor(request.principal)
+        fields = conversions.mask(request.update_mask, conversions.AGENT_SETTINGS)
+        settings = await self._memory.update_agent_settings(
+            actor, conversions.agent_settings_update(request.settings, fields), fields)
+        return pb.UpdateAgentSettingsResponse(settings=conversions.agent_settings(settings))
 
     async def SetAgentSettings(self, request, context) -> pb.SetAgentSettingsResponse:
-        principal = parse_principal(request.principal)
-        bound = await self._memory.set_memory_bound(principal, request.settings.memory_bound)
-        return pb.SetAgentSettingsResponse(settings=pb.AgentSettings(memory_bound=bound))
+        reply = await self.UpdateAgentSettings(pb.UpdateAgentSettingsRequest(
+            principal=request.principal, settings=request.settings,
+            update_mask=field_mask_pb2.FieldMask(paths=["memory_bound"])), context)
+        return pb.SetAgentSettingsResponse(settings=reply.settings)

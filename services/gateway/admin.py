@@ -1,6 +1,6 @@
 """``python -m services.gateway.admin``: API keys for accounts.
 
-    create-key --account ACME [--name NAME]   prints the new key once
+    create-key --account ACME [--role agent|admin] [--name NAME]   prints the new key once
     list-keys --account ACME
     revoke-key --id KEY_ID
 
@@ -27,14 +27,15 @@ async def run(args: argparse.Namespace) -> int:
     try:
         keys = ApiKeys(pool)
         if args.command == "create-key":
-            issued = await keys.create(require_id(args.account, "account"), args.name)
+            issued = await keys.create(require_id(args.account, "account"), args.name, args.role)
             print(issued.key)
-            print(f"key id {issued.id} for account {issued.account_id}; it is shown only once",
-                  file=sys.stderr)
+            print(f"{issued.role} key id {issued.id} for account {issued.account_id}; it is "
+                  "shown only once", file=sys.stderr)
         elif args.command == "list-keys":
             for row in await keys.list(args.account):
                 state = f"revoked {row['revoked_at']:%Y-%m-%d}" if row["revoked_at"] else "active"
-                print(f"{row['id']}  {row['name']:<20} {row['created_at']:%Y-%m-%d}  {state}")
+                print(f"{row['id']}  {row['name']:<20} {row['role']:<6} "
+                      f"{row['created_at']:%Y-%m-%d}  {state}")
         elif not await keys.revoke(args.id):
             print(f"no active key {args.id}", file=sys.stderr)
             return 1
@@ -50,6 +51,9 @@ def main() -> None:
     create = commands.add_parser("create-key", help="create a key for an account")
     create.add_argument("--account", required=True)
     create.add_argument("--name", default="default")
+    create.add_argument("--role", choices=["agent", "admin"], default="agent",
+                        help="agent (default): an agent or application; admin: also account "
+                             "memories, rules, imports and settings")
     listing = commands.add_parser("list-keys", help="list an account's keys")
     listing.add_argument("--account", required=True)
     revoke = commands.add_parser("revoke-key", help="revoke a key by its id")

@@ -9,14 +9,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
-from agentmemory.gateway.v1 import gateway_service_pb2, gateway_service_pb2_grpc
+from agentmemory.gateway.v1 import (
+    gateway_service_pb2,
+    gateway_service_pb2_grpc,
+    memory_library_service_pb2,
+    memory_library_service_pb2_grpc,
+)
 
 from libs import migrations
 from libs.errors import Unavailable
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
+from services.gateway.bindings import MemoryBindings
 from services.gateway.http.server import listening
 from services.gateway.keys import ApiKeys
+from services.gateway.library import MemoryLibrary
+from services.gateway.library_servicer import MemoryLibraryServicer
 from services.gateway.servicer import GatewayServicer
 from services.gateway.settings import GatewayConfig
 from services.gateway.threads import Threads
@@ -25,6 +33,8 @@ from services.gateway.upstreams import Upstreams
 logger = logging.getLogger(__name__)
 
 SERVICE_NAME = gateway_service_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
+LIBRARY_NAME = memory_library_service_pb2.DESCRIPTOR.services_by_name[
+    "MemoryLibraryService"].full_name
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -53,11 +63,15 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
                                   tracing.client_interceptors())
     try:
         keys = ApiKeys(pool, cache_seconds=dependencies.key_cache_seconds)
-        servicer = GatewayServicer(keys, Threads(pool), upstreams)
-        server = GrpcServer(config.server, [ServiceBinding(
-            SERVICE_NAME,
-            lambda s: gateway_service_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, s),
-        )], tracing=tracing)
+        bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
+        servicer = GatewayServicer(keys, Threads(pool), upstreams, bindings)
+        library = MemoryLibraryServicer(keys, MemoryLibrary(upstreams, bindings))
+        server = GrpcServer(config.server, [
+            ServiceBinding(SERVICE_NAME, lambda s: gateway_service_pb2_grpc
+                           .add_GatewayServiceServicer_to_server(servicer, s)),
+            ServiceBinding(LIBRARY_NAME, lambda s: memory_library_service_pb2_grpc
+                           .add_MemoryLibraryServiceServicer_to_server(library, s)),
+        ], tracing=tracing)
         # HTTP first: once gRPC health says SERVING, both listeners answer.
         async with listening(servicer, keys, host=config.server.host, port=config.http.port,
                              grace_seconds=config.server.shutdown_grace_seconds,

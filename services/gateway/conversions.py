@@ -35,12 +35,13 @@ def surface(caller: pb.Caller) -> int:
     return caller.surface
 
 
-def memory_bound(caller: pb.Caller) -> bool:
+def check_capabilities(caller: pb.Caller) -> None:
+    """Deprecated field, checked for valid values only: the Memory binding is the
+    agent setting ``memory_bound`` (services/gateway/bindings.py)."""
     for index, capability in enumerate(caller.capabilities):
         if capability not in principal_pb2.Capability.values() or \
                 capability == principal_pb2.CAPABILITY_UNSPECIFIED:
             raise InvalidArgument(f"caller.capabilities[{index}]", "unknown capability")
-    return principal_pb2.CAPABILITY_MEMORY in caller.capabilities
 
 
 def thread_id(value: str, *, required: bool = True) -> str | None:

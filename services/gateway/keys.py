@@ -3,6 +3,10 @@
 The id finds the row; the secret (32 random bytes) is compared by its SHA-256,
 in constant time. A key is high-entropy, so a fast hash is enough. Verified
 keys are trusted for a few seconds without a lookup.
+
+A key fixes its account and its role: ``agent`` (an agent or application) or
+``admin`` (an account administrator). Agent memory decides what each role may
+change; the gateway only stamps the role on every principal it sends.
 """
 
 from __future__ import annotations
@@ -14,17 +18,33 @@ import time
 from dataclasses import dataclass
 
 import asyncpg
+from agentmemory.common.v1 import principal_pb2
 
-from libs.errors import Unauthenticated
+from libs.errors import InvalidArgument, Unauthenticated
 
 PREFIX = "am_"
+ROLES = {"agent": principal_pb2.KEY_ROLE_AGENT, "admin": principal_pb2.KEY_ROLE_ADMIN}
 
 
 @dataclass(frozen=True)
 class IssuedKey:
     id: str
     account_id: str
+    role: str
     key: str  # shown once
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A verified key: who the caller is."""
+
+    id: str
+    account_id: str
+    role: str  # agent | admin
+
+    @property
+    def key_role(self) -> int:
+        return ROLES[self.role]
 
 
 def _hash(secret: str) -> bytes:
@@ -35,15 +55,17 @@ class ApiKeys:
     def __init__(self, pool: asyncpg.Pool, *, cache_seconds: float = 30.0) -> None:
         self._pool = pool
         self._cache_seconds = cache_seconds
-        self._verified: dict[str, tuple[str, float]] = {}
+        self._verified: dict[str, tuple[ApiKey, float]] = {}
 
-    async def create(self, account_id: str, name: str) -> IssuedKey:
+    async def create(self, account_id: str, name: str, role: str) -> IssuedKey:
+        if role not in ROLES:
+            raise InvalidArgument("role", "must be agent or admin")
         key_id = secrets.token_hex(6)
         secret = secrets.token_urlsafe(32)
         await self._pool.execute(
-            "INSERT INTO api_keys (id, account_id, name, secret_hash) VALUES ($1, $2, $3, $4)",
-            key_id, account_id, name, _hash(secret))
-        return IssuedKey(key_id, account_id, f"{PREFIX}{key_id}_{secret}")
+            "INSERT INTO api_keys (id, account_id, name, secret_hash, role)"
+            " VALUES ($1, $2, $3, $4, $5)", key_id, account_id, name, _hash(secret), role)
+        return IssuedKey(key_id, account_id, role, f"{PREFIX}{key_id}_{secret}")
 
     async def revoke(self, key_id: str) -> bool:
         status = await self._pool.execute(
@@ -54,11 +76,11 @@ class ApiKeys:
 
     async def list(self, account_id: str) -> list[asyncpg.Record]:
         return await self._pool.fetch(
-            "SELECT id, name, created_at, revoked_at FROM api_keys WHERE account_id = $1"
+            "SELECT id, name, role, created_at, revoked_at FROM api_keys WHERE account_id = $1"
             " ORDER BY created_at", account_id)
 
-    async def account_of(self, authorization: str | None) -> str:
-        """The account an ``authorization: Bearer <key>`` header belongs to."""
+    async def authenticate(self, authorization: str | None) -> ApiKey:
+        """The key of an ``authorization: Bearer <key>`` header."""
         if not authorization:
             raise Unauthenticated("an API key is required: authorization: Bearer <key>",
                                   reason="API_KEY_MISSING")
@@ -71,9 +93,10 @@ class ApiKeys:
             return cached[0]
         key_id, _, secret = key[len(PREFIX):].partition("_")
         row = await self._pool.fetchrow(
-            "SELECT account_id, secret_hash FROM api_keys WHERE id = $1 AND revoked_at IS NULL",
-            key_id)
+            "SELECT account_id, role, secret_hash FROM api_keys WHERE id = $1"
+            " AND revoked_at IS NULL", key_id)
         if row is None or not hmac.compare_digest(bytes(row["secret_hash"]), _hash(secret)):
             raise Unauthenticated("unknown or revoked API key", reason="API_KEY_INVALID")
-        self._verified[key] = (row["account_id"], time.monotonic())
-        return row["account_id"]
+        verified = ApiKey(key_id, row["account_id"], row["role"])
+        self._verified[key] = (verified, time.monotonic())
+        return verified

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import logging
-
 import grpc
-from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
@@ -15,49 +12,31 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument
 from libs.identity import Principal
+from services.gateway import callers, conversions, tools
 from services.gateway import context as turn_context
-from services.gateway import conversions, tools
+from services.gateway.bindings import MemoryBindings
 from services.gateway.keys import ApiKeys
 from services.gateway.threads import Threads
 from services.gateway.upstreams import Upstreams
 
-logger = logging.getLogger(__name__)
-
 
 class GatewayServicer(pb_grpc.GatewayServiceServicer):
-    def __init__(self, keys: ApiKeys, threads: Threads, upstreams: Upstreams) -> None:
+    def __init__(self, keys: ApiKeys, threads: Threads, upstreams: Upstreams,
+                 bindings: MemoryBindings) -> None:
         self._keys = keys
         self._threads = threads
         self._upstreams = upstreams
-        self._bindings: dict[tuple[str, str, str], bool] = {}
+        self._bindings = bindings
 
     async def _principal(self, context, caller: pb.Caller) -> Principal:
-        metadata = dict(context.invocation_metadata() or ())
-        account = await self._keys.account_of(metadata.get("authorization"))
-        return conversions.principal(account, caller)
-
-    async def _record_binding(self, principal: Principal, bound: bool) -> None:
-        """Tell agent memory (once per change) whether Memory is bound: its
-        pre-compaction flush depends on it."""
-        key = (principal.account_id, principal.environment, principal.agent_id)
-        if self._bindings.get(key) == bound:
-            return
-        try:
-            async with upstream("agent_memory"):
-                await self._upstreams.agent_memory.SetAgentSettings(
-                    memory_pb.SetAgentSettingsRequest(
-                        principal=principal.to_proto(),
-                        settings=memory_pb.AgentSettings(memory_bound=bound)))
-        except DomainError as exc:  # best effort: retried on the next call
-            logger.warning("could not record the Memory binding: %s", exc.message)
-            return
-        self._bindings[key] = bound
+        principal = await callers.authenticate(self._keys, context, caller)
+        conversions.check_capabilities(caller)
+        return principal
 
     async def AppendMessages(self, request: pb.AppendMessagesRequest,
                              context) -> pb.AppendMessagesResponse:
         principal = await self._principal(context, request.caller)
         conversions.surface(request.caller)
-        await self._record_binding(principal, conversions.memory_bound(request.caller))
         thread_id = conversions.thread_id(request.thread_id)
         if not request.messages:
             raise InvalidArgument("messages", "at least one message is required")
@@ -72,29 +51,27 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
                            context) -> pb.BuildContextResponse:
         principal = await self._principal(context, request.caller)
         surface = conversions.surface(request.caller)
-        bound = conversions.memory_bound(request.caller)
-        await self._record_binding(principal, bound)
         thread_id = conversions.thread_id(request.thread_id, required=not request.delegated)
         stored = None if request.delegated else await self._threads.require(principal, thread_id)
         window = conversions.window_limit(stored, conversions.thread_metadata(
             request.thread_metadata, "thread_metadata"))
         messages = await turn_context.build(self._upstreams, principal, thread_id, window,
                                             request.delegated)
+        bound = await self._bindings.bound(principal)
         return pb.BuildContextResponse(
             messages=messages,
             tools=conversions.tool_definitions(tools.offered(surface, bound)))
 
     async def ListTools(self, request: pb.ListToolsRequest, context) -> pb.ListToolsResponse:
-        await self._principal(context, request.caller)
+        principal = await self._principal(context, request.caller)
         surface = conversions.surface(request.caller)
-        bound = conversions.memory_bound(request.caller)
+        bound = await self._bindings.bound(principal)
         return pb.ListToolsResponse(
             tools=conversions.tool_definitions(tools.offered(surface, bound)))
 
     async def CallTool(self, request: pb.CallToolRequest, context) -> pb.CallToolResponse:
         principal = await self._principal(context, request.caller)
         surface = conversions.surface(request.caller)
-        bound = conversions.memory_bound(request.caller)
         thread_id = conversions.thread_id(request.thread_id, required=False)
         if thread_id is not None:
             await self._threads.require(principal, thread_id)
@@ -102,6 +79,7 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
             raise InvalidArgument("tool_name", "required")
         call = tools.Call(principal, surface, thread_id, conversions.arguments(request.arguments),
                           request.request_id)
+        bound = await self._bindings.bound(principal)
         value, is_error = await tools.run(self._upstreams, request.tool_name, call, bound)
         return conversions.result(value, is_error)
 

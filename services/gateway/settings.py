@@ -41,6 +41,10 @@ class GatewayDependencies:
     key_cache_seconds: float = setting(
         "KEY_CACHE_SECONDS", 30.0, "How long a verified API key is trusted without a lookup "
         "(a revoked key stops working within this time).")
+    settings_cache_seconds: float = setting(
+        "SETTINGS_CACHE_SECONDS", 5.0, "How long an agent's Memory binding (agent memory's "
+        "memory_bound and memory_enabled settings) is used without asking again: a change "
+        "made through another replica applies here within this time.")
 
 
 @dataclass(frozen=True)

@@ -39,10 +39,11 @@ class AgentMemoryWriter:
         await self._channel.close()
 
     async def memory_bound(self, principal: Principal) -> bool:
+        """The agent setting, and memory enabled for the account: the flush needs both."""
         async with upstream("agent_memory"):
             reply = await self._stub.GetAgentSettings(
                 memory_pb.GetAgentSettingsRequest(principal=principal.to_proto()))
-        return reply.settings.memory_bound
+        return reply.settings.memory_bound and reply.account_memory_enabled
 
     async def store(self, principal: Principal, fact: Fact, thread_id: str,
                     message_ids: list[str]) -> None:

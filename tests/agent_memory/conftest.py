@@ -41,16 +41,18 @@ def index_kind(request) -> str:
     return request.param
 
 
-async def start_memory(postgres, tmp_path, index_kind: str = "edge",
-                       index=None) -> AsyncIterator[MemoryUnderTest]:
-    dsn = await fresh_database(postgres)
+async def start_memory(postgres, tmp_path, index_kind: str = "edge", index=None,
+                       dsn: str | None = None, clock: FakeClock | None = None
+                       ) -> AsyncIterator[MemoryUnderTest]:
+    """A serving agent memory on a fresh database (or on ``dsn``, migrated at start)."""
+    dsn = dsn or await fresh_database(postgres)
     config = AgentMemoryConfig.from_env({
         "AGENT_MEMORY_PORT": "0", "AGENT_MEMORY_POSTGRES_DSN": dsn,
         "AGENT_MEMORY_INDEX_PATH": str(tmp_path / "qdrant"),
     })
     if index is None:
         index = EdgeIndex(tmp_path / "qdrant") if index_kind == "edge" else qdrant_local_index()
-    clock = FakeClock()
+    clock = clock or FakeClock()
     async with running(config, clock=clock, index=index, background=False) as service:
         async with clients.channel(f"127.0.0.1:{service.server.port}", default_timeout=30) as channel:
             yield MemoryUnderTest(pb_grpc.AgentMemoryServiceStub(channel), service, clock, dsn)

@@ -21,6 +21,7 @@ TEXTS = [
     "Backs up the database nightly to S3", "On call every fourth week",
     "Prefers short answers with code", "Drinks oat milk lattes", "Uses Neovim",
 ]
+SCOPES = ["private", "user"]
 QUERIES = ["what does the user drink", "database backups", "pets", "programming languages",
            "when are deploys", "music", "where do they live", "event streaming"]
 
@@ -34,9 +35,11 @@ async def _points(embedder):
         owner = rng.choice(owners)
         points.append(IndexPoint(
             id=UUID(int=i + 1), dense=vector, sparse=sparse.document_vector(text),
-            payload=payload(agent_id="helper" if i % 5 else "other", owner_user_id=owner,
-                            visibility="private" if owner else "shared",
-                            category=["user_profile", "project_fact", "observation"][i % 3],
+            payload=payload(scope=SCOPES[i % len(SCOPES)] if owner else
+                            ["agent", "account"][i % 2],
+                            agent_id="" if i % 7 == 0 else ("helper" if i % 5 else "other"),
+                            owner_user_id=owner,
+                            kind=["user_profile", "project_fact", "observation"][i % 3],
                             expires_at=None if i % 4 else 1000.0),
         ))
     return points
@@ -70,3 +73,23 @@ async def test_same_ranked_ids_on_edge_and_on_qdrant_client(tmp_path):
         await edge.close()
         await server.close()
         await embedder.close()
+
+
+async def test_a_collection_of_the_previous_release_gains_the_payload_indexes(tmp_path):
+    import qdrant_edge
+
+    old = qdrant_edge.EdgeShard.create(str(tmp_path / "c"), qdrant_edge.EdgeConfig(
+        vectors={"dense": qdrant_edge.EdgeVectorParams(size=4,
+                                                       distance=qdrant_edge.Distance.Cosine)},
+        payload_memory=qdrant_edge.Memory.Cached))
+    old.update(qdrant_edge.UpdateOperation.create_field_index(
+        "agent_id", qdrant_edge.PayloadSchemaType.Keyword))
+    old.close()
+    edge = EdgeIndex(tmp_path)
+    try:
+        await edge.ensure_collection("c", 4)
+        shard = await edge._shard("c")
+        assert set(shard.info().payload_schema) >= {"scope", "kind", "agent_id",
+                                                    "owner_user_id", "expires_at"}
+    finally:
+        await edge.close()

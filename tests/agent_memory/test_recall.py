@@ -53,15 +53,45 @@ async def test_recall_finds_the_right_entry_through_the_index(memory_on_both):
 
 
 async def test_limit_default_cap_and_bad_values(memory):
-    await store_facts(memory)
+    for i in range(25):
+        await memory.stub.Store(store(f"fact{i}", f"Remembered fact number {i} about anything",
+                                      pb.CATEGORY_PROJECT_FACT))
     await memory.project()
     assert len((await memory.stub.Recall(recall("anything", limit=3))).entries) == 3
-    assert len((await memory.stub.Recall(recall("anything", limit=20))).entries) == len(FACTS)
-    for bad in (21, -1):
-        error = await rpc_error(memory.stub.Recall(recall("anything", limit=bad)))
-        assert error.code == grpc.StatusCode.INVALID_ARGUMENT and "limit" in error.field_violations
+    assert len((await memory.stub.Recall(recall("anything"))).entries) == 5
+    assert len((await memory.stub.Recall(recall("anything", limit=20))).entries) == 20
+    # Seed 000: "capped at 20": a larger limit is capped, not refused.
+    for large in (21, 1000):
+        assert len((await memory.stub.Recall(recall("anything", limit=large))).entries) == 20
+    error = await rpc_error(memory.stub.Recall(recall("anything", limit=-1)))
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT and "limit" in error.field_violations
     error = await rpc_error(memory.stub.Recall(recall("   ")))
     assert "query" in error.field_violations
+
+
+async def test_importance_boost_is_score_times_point_eight_plus_a_fifth_of_importance(memory):
+    # Keyword fallback (nothing projected): the raw score is PostgreSQL's, the same
+    # for both texts, so the ratio of the final scores is the ratio of the boosts.
+    await memory.stub.Store(store("low", "Collects vintage typewriters", importance=0.0))
+    await memory.stub.Store(store("mid", "Collects vintage typewriters", importance=0.5,
+                                  who=principal(agent="helper2")))
+    await memory.stub.Store(store("top", "Collects vintage typewriters", importance=1.0,
+                                  who=principal(agent="helper3")))
+    scores = {}
+    for key, agent in (("low", "helper"), ("mid", "helper2"), ("top", "helper3")):
+        reply = await memory.stub.Recall(recall("vintage typewriters", who=principal(agent=agent)))
+        assert reply.fallback and [e.entry.key for e in reply.entries] == [key]
+        scores[key] = reply.entries[0].score
+    raw = scores["low"] / 0.8
+    assert scores["mid"] == pytest.approx(raw * (0.8 + 0.5 * 0.2))
+    assert scores["top"] == pytest.approx(raw * 1.0)
+
+
+async def test_default_importance_is_one_half(memory):
+    reply = await memory.stub.Store(store("plain", "Likes green tea"))
+    assert reply.entry.importance == 0.5
+    fetched = await memory.stub.GetEntry(pb.GetEntryRequest(principal=principal(), key="plain"))
+    assert fetched.entry.importance == 0.5
 
 
 async def test_importance_boosts_the_score(memory):
@@ -136,3 +166,16 @@ async def test_expired_entries_are_never_recalled(memory, category):
     assert (await keys_for(memory, "tired standup"))[0] == ["tired"]
     memory.clock.advance(days=31)
     assert (await keys_for(memory, "tired standup"))[0] == []
+
+
+async def test_recall_keeps_to_seed_000_categories(memory):
+    from tests.agent_memory.library import add, new, who
+
+    owner = who(user="u1")
+    await add(memory.stub, owner, new("Deploys go out on Fridays", pb.MEMORY_KIND_PROJECT_FACT,
+                                      key="fact"))
+    for kind in (pb.MEMORY_KIND_DECISION, pb.MEMORY_KIND_BLOCK, pb.MEMORY_KIND_ARTIFACT_REF):
+        await add(memory.stub, owner, new("Deploys go out on Fridays", kind))
+    await memory.project()
+    reply = await memory.stub.Recall(recall("when do deploys go out", who=owner, limit=20))
+    assert [e.entry.key for e in reply.entries] == ["fact"] and not reply.fallback

@@ -146,4 +146,5 @@ async def test_migrations_are_versioned_and_applied_once(memory):
         rows = await connection.fetch("SELECT service, version FROM schema_migrations")
     finally:
         await connection.close()
-    assert [(r["service"], r["version"]) for r in rows] == [("agent_memory", 1)]
+    assert [(r["service"], r["version"]) for r in rows] == [("agent_memory", 1),
+                                                             ("agent_memory", 2)]

@@ -21,15 +21,14 @@ from libs import clients
 from tests.libs.test_metrics import sample
 from tests.support.journal_client import rpc_error
 
-MEMORY = principal_pb2.CAPABILITY_MEMORY
 AGENT, MCP = principal_pb2.SURFACE_AGENT, principal_pb2.SURFACE_MCP_GATEWAY
 USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL
 SYSTEM = message_pb2.ROLE_SYSTEM
 
 
-def caller(agent="helper", user="ana", surface=AGENT, memory=True) -> pb.Caller:
-    return pb.Caller(agent_id=agent, user_id=user, surface=surface,
-                     capabilities=[MEMORY] if memory else [])
+def caller(agent="helper", user="ana", surface=AGENT) -> pb.Caller:
+    """Memory is bound to "helper" (tests/e2e/conftest.py), not to the other agents."""
+    return pb.Caller(agent_id=agent, user_id=user, surface=surface)
 
 
 def struct(**values) -> struct_pb2.Struct:

@@ -19,9 +19,9 @@ from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from google.protobuf import struct_pb2
 
 from libs import clients
+from tests.e2e.conftest import BOUND_AGENT
 from tests.support.journal_client import rpc_error
 
-MEMORY = principal_pb2.CAPABILITY_MEMORY
 AGENT, MCP = principal_pb2.SURFACE_AGENT, principal_pb2.SURFACE_MCP_GATEWAY
 USER, ASSISTANT, SYSTEM = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_SYSTEM
 GRPCURL = shutil.which("grpcurl", path=os.path.dirname(sys.executable)) or "grpcurl"
@@ -30,9 +30,10 @@ SAID = {3: "By the way, my name is Ana Lopes.", 11: "I work at Globex and I live
         57: "I prefer concise answers with code examples", 90: "We use Terraform for our cloud"}
 
 
-def caller(agent="concierge", user="ana", surface=AGENT, memory=True) -> pb.Caller:
-    return pb.Caller(agent_id=agent, user_id=user, surface=surface,
-                     capabilities=[MEMORY] if memory else [])
+def caller(agent=BOUND_AGENT, user="ana", surface=AGENT, memory=True) -> pb.Caller:
+    """``memory``: an agent Memory is bound to (by the agent setting), or one it is not."""
+    return pb.Caller(agent_id=agent if memory else "unbound-agent", user_id=user,
+                     surface=surface)
 
 
 def auth(key: str):

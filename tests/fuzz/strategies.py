@@ -22,7 +22,7 @@ MAX_NESTING = 4
 #: Per request, one field in this many gets a hostile value and the rest plausible
 #: ones (0: none), so that many requests get past the first check to the code behind.
 HOSTILITY = (0, 20, 4)
-GOOD_IDS = ["acme", "concierge", "ana", "t1", "t2", "m1", "m2", "call-1", "default", "name"]
+GOOD_IDS = ["fuzz", "concierge", "ana", "t1", "t2", "m1", "m2", "call-1", "default", "name"]
 BAD_IDS = [".", "..", "", "a" * 128, "a" * 129, "x/y", "../etc", "caf\u00e9", "a b", "nul\x00id",
            "-", "@", "1", "\u202e"]
 TOOLS = ["memory_store", "memory_recall", "memory_forget", "journal_message_search",

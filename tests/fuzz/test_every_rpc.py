@@ -30,8 +30,9 @@ from hypothesis import strategies as st
 from libs import errors
 from libs.healthcheck import is_serving
 from services.gateway import tools
-from tests.e2e.conftest import platform  # noqa: F401  (the fixture: the whole platform)
 from tests.fuzz.strategies import request_bytes, tool_arguments
+
+ACCOUNT = "fuzz"  # the account the strategies favour (GOOD_IDS)
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
 FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
@@ -62,11 +63,13 @@ def _service(method: MethodDescriptor) -> str:
 
 
 @pytest.fixture(scope="module")
-def channels(platform):  # noqa: F811
+def channels(platform):
     opened = {name: grpc.insecure_channel(address, options=[
         ("grpc.max_receive_message_length", 64 * 1024 * 1024)])
         for name, address in platform.addresses.items()}
-    _seed(opened["gateway"], platform.keys["acme"])
+    # An account of its own: fuzzed settings calls must not change what other tests see.
+    platform.bind_memory(ACCOUNT, "concierge")
+    _seed(opened["gateway"], platform.key(ACCOUNT))
     yield opened
     for channel in opened.values():
         channel.close()
@@ -77,8 +80,7 @@ def _seed(channel: grpc.Channel, key: str) -> None:
     threads, messages, tool calls and entries to work on."""
     gateway = pb_grpc.GatewayServiceStub(channel)
     auth = (("authorization", f"Bearer {key}"),)
-    caller = pb.Caller(agent_id="concierge", user_id="ana", surface=principal_pb2.SURFACE_AGENT,
-                       capabilities=[principal_pb2.CAPABILITY_MEMORY])
+    caller = pb.Caller(agent_id="concierge", user_id="ana", surface=principal_pb2.SURFACE_AGENT)
     gateway.AppendMessages(pb.AppendMessagesRequest(caller=caller, thread_id="t1", messages=[
         message_pb2.Message(id="m1", role=message_pb2.ROLE_USER, content="my name is Ana"),
         message_pb2.Message(id="m2", role=message_pb2.ROLE_ASSISTANT, content="Checking",
@@ -116,8 +118,7 @@ def _call(channel: grpc.Channel, method: MethodDescriptor, data: bytes,
 def _tool_calls() -> st.SearchStrategy:
     """CallTool requests from the seeded caller, in its thread or none, with arguments
     drawn from each tool's published schema: calls that reach the tools themselves."""
-    caller = pb.Caller(agent_id="concierge", user_id="ana", surface=principal_pb2.SURFACE_AGENT,
-                       capabilities=[principal_pb2.CAPABILITY_MEMORY])
+    caller = pb.Caller(agent_id="concierge", user_id="ana", surface=principal_pb2.SURFACE_AGENT)
 
     def request(tool: tools.Tool, thread: str, request_id: str, arguments: dict) -> bytes:
         data = struct_pb2.Struct()
@@ -135,9 +136,9 @@ PLAUSIBLE = {"agentmemory.gateway.v1.GatewayService.CallTool": _tool_calls}
 
 
 @pytest.mark.parametrize("method", METHODS, ids=lambda m: m.full_name.removeprefix("agentmemory."))
-def test_no_request_reaches_internal_or_unknown(platform, channels, method):  # noqa: F811
+def test_no_request_reaches_internal_or_unknown(platform, channels, method):
     service = _service(method)
-    key = platform.keys["acme"]
+    key = platform.key(ACCOUNT)
     auth = st.sampled_from([(("authorization", f"Bearer {key}"),)] * 8 + [
         (), (("authorization", "Bearer am_bad_key"),)])
 
@@ -157,7 +158,7 @@ def test_no_request_reaches_internal_or_unknown(platform, channels, method):  # 
     property()
 
 
-def test_every_service_is_still_serving(platform):  # noqa: F811
+def test_every_service_is_still_serving(platform):
     per_service = Counter()
     for (service, _), count in SEEN.items():
         per_service[service] += count

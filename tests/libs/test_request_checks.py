@@ -182,6 +182,19 @@ async def test_unknown_enum_values_are_refused(gateway):
     assert error.field_violations == {"caller.surface": "unknown Surface value 7"}
 
 
+@pytest.mark.parametrize("seconds, nanos", [(0, -1), (0, 10**9), (-62135596801, 0),
+                                            (253402300800, 0)])
+async def test_timestamps_out_of_range_are_refused_naming_the_field(gateway, seconds, nanos):
+    channel, servicer = gateway
+    message = message_pb2.Message(id="m1", role=message_pb2.ROLE_USER, content="hi")
+    message.created_at.seconds, message.created_at.nanos = seconds, nanos
+    error = await _raw(channel, "AppendMessages",
+                       pb.AppendMessagesRequest(messages=[message]).SerializeToString())
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert list(error.field_violations) == ["messages[0].created_at"]
+    assert servicer.seen == []
+
+
 async def test_good_requests_reach_the_handler_parsed(gateway):
     channel, servicer = gateway
     stub = pb_grpc.GatewayServiceStub(channel)

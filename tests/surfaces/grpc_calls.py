@@ -15,8 +15,7 @@ from libs.errors import error_details
 
 
 def caller(agent: str, user: str = "", surface: int = principal_pb2.SURFACE_AGENT) -> pb.Caller:
-    return pb.Caller(agent_id=agent, user_id=user, surface=surface,
-                     capabilities=[principal_pb2.CAPABILITY_MEMORY])
+    return pb.Caller(agent_id=agent, user_id=user, surface=surface)
 
 
 async def call_tool(address: str, key: str, caller_: pb.Caller, tool: str,

@@ -12,8 +12,7 @@ from openapi_spec_validator import validate as validate_openapi
 
 from tests.surfaces import grpc_calls
 
-CALLER = {"agentId": "rest-agent", "userId": "ana", "surface": "SURFACE_AGENT",
-          "capabilities": ["CAPABILITY_MEMORY"]}
+CALLER = {"agentId": "rest-agent", "userId": "ana", "surface": "SURFACE_AGENT"}
 MESSAGES = [{"id": "m1", "role": "ROLE_USER", "content": "I moved to Porto last year."},
             {"id": "m2", "role": "ROLE_ASSISTANT", "content": "Noted: Porto."}]
 
@@ -41,10 +40,8 @@ SAME_REQUESTS = {
     "context": ("POST", "/v1/threads/{thread}/context", {"caller": CALLER},
                 "BuildContext", {"caller": CALLER}),
     "tools": ("GET", "/v1/tools", {"caller.agentId": "rest-agent",
-                                   "caller.surface": "SURFACE_MCP_GATEWAY",
-                                   "caller.capabilities": "CAPABILITY_MEMORY"},
-              "ListTools", {"caller": {"agentId": "rest-agent", "surface": "SURFACE_MCP_GATEWAY",
-                                       "capabilities": ["CAPABILITY_MEMORY"]}}),
+                                   "caller.surface": "SURFACE_MCP_GATEWAY"},
+              "ListTools", {"caller": {"agentId": "rest-agent", "surface": "SURFACE_MCP_GATEWAY"}}),
     "store": ("POST", "/v1/tools/memory_store:call",
               {"caller": CALLER, "arguments": {"key": "city", "content": "The user lives in Porto.",
                                                "category": "user_profile", "importance": 0.9}},

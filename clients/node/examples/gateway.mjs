@@ -7,7 +7,7 @@
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Role, RoleSchema } from "../gen/agentmemory/common/v1/message_pb.js";
-import { Capability, Surface } from "../gen/agentmemory/common/v1/principal_pb.js";
+import { Surface } from "../gen/agentmemory/common/v1/principal_pb.js";
 import { GatewayService } from "../gen/agentmemory/gateway/v1/gateway_service_pb.js";
 
 const env = process.env;
@@ -26,8 +26,8 @@ const caller = {
   userId: env.USER_ID ?? "ana",
   surface: Surface.AGENT,
 };
-// Memory binding: the caller states that the Memory capability is bound to the agent.
-caller.capabilities = [Capability.MEMORY];
+// The memory tools answer only if Memory is bound to this agent: an agent setting an admin
+// key changes (MemoryLibraryService.UpdateAgentSettings; see the README).
 
 const appended = await gateway.appendMessages({
   caller, threadId, messages: [

@@ -26,8 +26,8 @@ end
 
 caller = V1::Caller.new(agent_id: ENV.fetch('AGENT_ID', 'example-agent'),
                         user_id: ENV.fetch('USER_ID', 'ana'), surface: :SURFACE_AGENT)
-# Memory binding: the caller states that the Memory capability is bound to the agent.
-caller.capabilities << :CAPABILITY_MEMORY
+# The memory tools answer only if Memory is bound to this agent: an agent setting an admin
+# key changes (MemoryLibraryService.UpdateAgentSettings; see the README).
 
 appended = gateway.append_messages(V1::AppendMessagesRequest.new(
   caller: caller, thread_id: thread_id, messages: [

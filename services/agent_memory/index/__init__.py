@@ -42,12 +42,22 @@ class IndexPoint:
 
 @dataclass(frozen=True)
 class IndexFilter:
-    """Who may see a point: the agent's shared points and the user's private ones."""
+    """Who may see a point (the visibility predicate of ``sql.visible``, as a
+    payload filter), unexpired at ``now``, of the given kinds (empty: any)."""
 
     agent_id: str
     user_id: str | None
     now: float
-    categories: tuple[str, ...] = field(default=())
+    kinds: tuple[str, ...] = field(default=())
+
+    def visible(self) -> list[dict[str, str]]:
+        """Each dict: payload fields that must all match; a point must match one."""
+        found = [{"scope": "account"}, {"scope": "agent", "agent_id": self.agent_id}]
+        if self.user_id:
+            found += [{"scope": "user", "owner_user_id": self.user_id},
+                      {"scope": "private", "agent_id": self.agent_id,
+                       "owner_user_id": self.user_id}]
+        return found
 
 
 @dataclass(frozen=True)
@@ -65,10 +75,16 @@ def collection_name(account_id: str, environment: str, embedder: str) -> str:
     return f"mem-{slug(account_id)}-{slug(environment)}-{slug(embedder)}-{digest}"
 
 
-def payload(*, agent_id: str, owner_user_id: str, visibility: str, category: str,
+# Payload fields with an index in every collection.
+PAYLOAD_FIELDS = (("scope", "keyword"), ("agent_id", "keyword"), ("owner_user_id", "keyword"),
+                  ("kind", "keyword"), ("expires_at", "float"))
+
+
+def payload(*, scope: str, agent_id: str, owner_user_id: str, kind: str,
             expires_at: float | None) -> dict:
-    return {"agent_id": agent_id, "owner_user_id": owner_user_id, "visibility": visibility,
-            "category": category, "expires_at": NEVER if expires_at is None else expires_at}
+    """Only live memories are points; the payload is what filters need."""
+    return {"scope": scope, "agent_id": agent_id, "owner_user_id": owner_user_id, "kind": kind,
+            "expires_at": NEVER if expires_at is None else expires_at}
 
 
 class VectorIndex(Protocol):

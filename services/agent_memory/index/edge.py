@@ -10,6 +10,7 @@ from uuid import UUID
 
 from services.agent_memory.index import (
     DENSE,
+    PAYLOAD_FIELDS,
     RRF_K,
     SPARSE,
     IndexFilter,
@@ -26,22 +27,17 @@ def _edge():
     return qdrant_edge
 
 
-_PAYLOAD_INDEXES = (("agent_id", "Keyword"), ("owner_user_id", "Keyword"),
-                    ("visibility", "Keyword"), ("category", "Keyword"), ("expires_at", "Float"))
+_SCHEMAS = {"keyword": "Keyword", "float": "Float"}
 
 
 def _filter(where: IndexFilter):
     q = _edge()
-    visible = [q.FieldCondition("visibility", match=q.MatchValue("shared"))]
-    if where.user_id:
-        visible.append(q.FieldCondition("owner_user_id", match=q.MatchValue(where.user_id)))
-    must = [
-        q.FieldCondition("agent_id", match=q.MatchValue(where.agent_id)),
-        q.FieldCondition("expires_at", range=q.RangeFloat(gt=where.now)),
-        q.Filter(should=visible),
-    ]
-    if where.categories:
-        must.append(q.FieldCondition("category", match=q.MatchAny(list(where.categories))))
+    visible = [q.Filter(must=[q.FieldCondition(k, match=q.MatchValue(v)) for k, v in part.items()])
+               for part in where.visible()]
+    must = [q.FieldCondition("expires_at", range=q.RangeFloat(gt=where.now)),
+            q.Filter(should=visible)]
+    if where.kinds:
+        must.append(q.FieldCondition("kind", match=q.MatchAny(list(where.kinds))))
     return q.Filter(must=must)
 
 
@@ -64,7 +60,7 @@ class EdgeIndex:
         q = _edge()
         path = self._root / name
         if path.exists() and any(path.iterdir()):
-            return q.EdgeShard.load(str(path))
+            return self._indexed(q.EdgeShard.load(str(path)))
         if dimensions is None:
             raise IndexUnavailable(f"collection {name} does not exist")
         config = q.EdgeConfig(
@@ -73,11 +69,18 @@ class EdgeIndex:
             payload_memory=q.Memory.Cached,
         )
         path.mkdir(parents=True, exist_ok=True)
-        shard = q.EdgeShard.create(str(path), config)
-        # Without payload indexes every filtered query reads every point's payload.
-        for field, schema in _PAYLOAD_INDEXES:
-            shard.update(q.UpdateOperation.create_field_index(field, getattr(q.PayloadSchemaType,
-                                                                             schema)))
+        return self._indexed(q.EdgeShard.create(str(path), config))
+
+    @staticmethod
+    def _indexed(shard):
+        """Without payload indexes every filtered query reads every point's payload. A
+        collection of an earlier release gains the ones it lacks."""
+        q = _edge()
+        present = set(shard.info().payload_schema)
+        for field, schema in PAYLOAD_FIELDS:
+            if field not in present:
+                shard.update(q.UpdateOperation.create_field_index(
+                    field, getattr(q.PayloadSchemaType, _SCHEMAS[schema])))
         return shard
 
     async def _call(self, name: str, operation, *args):

@@ -11,6 +11,7 @@ from uuid import UUID
 
 from services.agent_memory.index import (
     DENSE,
+    PAYLOAD_FIELDS,
     RRF_K,
     SPARSE,
     IndexFilter,
@@ -29,16 +30,12 @@ def _models():
 
 def _filter(where: IndexFilter):
     m = _models()
-    visible = [m.FieldCondition(key="visibility", match=m.MatchValue(value="shared"))]
-    if where.user_id:
-        visible.append(m.FieldCondition(key="owner_user_id", match=m.MatchValue(value=where.user_id)))
-    must = [
-        m.FieldCondition(key="agent_id", match=m.MatchValue(value=where.agent_id)),
-        m.FieldCondition(key="expires_at", range=m.Range(gt=where.now)),
-        m.Filter(should=visible),
-    ]
-    if where.categories:
-        must.append(m.FieldCondition(key="category", match=m.MatchAny(any=list(where.categories))))
+    visible = [m.Filter(must=[m.FieldCondition(key=k, match=m.MatchValue(value=v))
+                              for k, v in part.items()]) for part in where.visible()]
+    must = [m.FieldCondition(key="expires_at", range=m.Range(gt=where.now)),
+            m.Filter(should=visible)]
+    if where.kinds:
+        must.append(m.FieldCondition(key="kind", match=m.MatchAny(any=list(where.kinds))))
     return m.Filter(must=must)
 
 
@@ -46,7 +43,8 @@ class QdrantServerIndex:
     def __init__(self, client) -> None:
         """``client``: a qdrant_client.AsyncQdrantClient (server URL, or local mode)."""
         self._client = client
-        self._known: set[str] = set()
+        self._known: set[str] = set()  # collections that exist
+        self._ensured: set[str] = set()  # ... and have every payload index
 
     @classmethod
     def connect(cls, url: str, api_key: str | None = None, timeout: float = 5.0) -> QdrantServerIndex:
@@ -71,21 +69,27 @@ class QdrantServerIndex:
         return False
 
     async def ensure_collection(self, name: str, dimensions: int) -> None:
-        if await self._exists(name):
+        if name in self._ensured:
             return
         m = _models()
-        await self._guard(self._client.create_collection(
-            name,
-            vectors_config={DENSE: m.VectorParams(size=dimensions, distance=m.Distance.COSINE)},
-            sparse_vectors_config={SPARSE: m.SparseVectorParams(modifier=m.Modifier.IDF)},
-        ))
-        for field, schema in (("agent_id", m.PayloadSchemaType.KEYWORD),
-                              ("owner_user_id", m.PayloadSchemaType.KEYWORD),
-                              ("visibility", m.PayloadSchemaType.KEYWORD),
-                              ("category", m.PayloadSchemaType.KEYWORD),
-                              ("expires_at", m.PayloadSchemaType.FLOAT)):
-            await self._guard(self._client.create_payload_index(name, field, schema))
+        present: set[str] = set()
+        if await self._guard(self._client.collection_exists(name)):
+            info = await self._guard(self._client.get_collection(name))
+            present = set(info.payload_schema or {})
+        else:
+            await self._guard(self._client.create_collection(
+                name,
+                vectors_config={DENSE: m.VectorParams(size=dimensions,
+                                                      distance=m.Distance.COSINE)},
+                sparse_vectors_config={SPARSE: m.SparseVectorParams(modifier=m.Modifier.IDF)},
+            ))
+        # A collection of an earlier release gains the payload indexes it lacks.
+        for field, schema in PAYLOAD_FIELDS:
+            if field not in present:
+                await self._guard(self._client.create_payload_index(
+                    name, field, getattr(m.PayloadSchemaType, schema.upper())))
         self._known.add(name)
+        self._ensured.add(name)
 
     async def upsert(self, name: str, points: Sequence[IndexPoint]) -> None:
         m = _models()
@@ -134,6 +138,7 @@ class QdrantServerIndex:
 
     async def drop(self, name: str) -> None:
         self._known.discard(name)
+        self._ensured.discard(name)
         if await self._guard(self._client.collection_exists(name)):
             await self._guard(self._client.delete_collection(name))
 

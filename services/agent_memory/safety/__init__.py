@@ -41,9 +41,11 @@ class Screening:
     sensitive: list[str] = field(default_factory=list)
 
 
-def screen(text: str) -> Screening:
+def screen(text: str, *, policy: bool = False) -> Screening:
+    """``policy``: an admin's or the operator's rule, imperative by design: the rule
+    families and credential checks apply, the prose classifier does not."""
     reason = injection(text)
-    if reason is None:
+    if reason is None and not policy:
         score = looks_like_injection(text)
         if score is not None:
             reason = f"text that reads like a prompt injection (classifier score {score:.2f})"

@@ -45,9 +45,7 @@ def caller(headers: Headers) -> pb.Caller:
     """The MCP caller as a gRPC Caller; the servicer validates every field."""
     return pb.Caller(
         agent_id=headers.get(AGENT_HEADER, ""), user_id=headers.get(USER_HEADER, ""),
-        environment=headers.get(ENVIRONMENT_HEADER, ""), surface=principal_pb2.SURFACE_MCP_GATEWAY,
-        # Memory binding: the MCP gateway serves the memory tools, so its caller holds Memory.
-        capabilities=[principal_pb2.CAPABILITY_MEMORY])
+        environment=headers.get(ENVIRONMENT_HEADER, ""), surface=principal_pb2.SURFACE_MCP_GATEWAY)
 
 
 def _error_result(error: DomainError) -> types.CallToolResult:
@@ -102,7 +100,7 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            await self._keys.account_of(Headers(scope=scope).get("authorization"))
+            await self._keys.authenticate(Headers(scope=scope).get("authorization"))
         except DomainError as exc:
             await errors.response(exc)(scope, receive, send)
             return

@@ -26,12 +26,29 @@ if _version_not_supported:
 
 
 class AgentMemoryServiceStub:
-    """Agent memory: curated entries that outlive a thread. PostgreSQL is the
-    authority; a Qdrant collection per (account, environment, embedder) is an
-    asynchronous projection used for hybrid recall.
+    """Agent memory: every memory of an account, and its history. PostgreSQL is
+    the authority; a Qdrant collection per (account, environment, embedder) is
+    an asynchronous projection of the live memories used for hybrid recall.
+
+    Resource model: a memory (Entry) has an id, a scope (who sees it: account,
+    agent, user, private; platform rules are platform-wide), a kind (seed 000's
+    categories, seed 002's types, rules and blocks), content, tags, importance,
+    confidence, a source with provenance, and a version. Every change makes a
+    new version (MemoryVersion) and one audit record (AuditRecord). A deleted
+    memory is a tombstone, restorable until the account's retention window
+    ends; hygiene then purges it for real.
 
     Store, Recall and Forget back the tools memory_store, memory_recall and
-    memory_forget.
+    memory_forget (seed 000's rules). The library calls (ListMemories ...
+    UpdateAgentSettings) manage memory; the gateway exposes them as
+    agentmemory.gateway.v1.MemoryLibraryService.
+
+    Every call carries the caller's principal; reads return exactly the union
+    its scope allows (never another account's). Errors common to every call:
+    INVALID_ARGUMENT naming the field (reason INVALID_FIELD), PERMISSION_DENIED
+    (reason PERMISSION_DENIED and a more precise one where given),
+    FAILED_PRECONDITION (reason MEMORY_DISABLED) when the account has turned
+    memory off, UNAVAILABLE (reason POSTGRES_UNAVAILABLE).
     """
 
     def __init__(self, channel):
@@ -80,10 +97,85 @@ class AgentMemoryServiceStub:
                 request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexResponse.FromString,
                 _registered_method=True)
+        self.ListMemories = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/ListMemories',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListMemoriesRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListMemoriesResponse.FromString,
+                _registered_method=True)
+        self.GetMemory = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/GetMemory',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetMemoryRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetMemoryResponse.FromString,
+                _registered_method=True)
+        self.AddMemory = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/AddMemory',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.AddMemoryRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.AddMemoryResponse.FromString,
+                _registered_method=True)
+        self.EditMemory = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/EditMemory',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.EditMemoryRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.EditMemoryResponse.FromString,
+                _registered_method=True)
+        self.DeleteMemory = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/DeleteMemory',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.DeleteMemoryRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.DeleteMemoryResponse.FromString,
+                _registered_method=True)
+        self.RestoreMemory = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/RestoreMemory',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RestoreMemoryRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RestoreMemoryResponse.FromString,
+                _registered_method=True)
+        self.RollbackMemory = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/RollbackMemory',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RollbackMemoryRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RollbackMemoryResponse.FromString,
+                _registered_method=True)
+        self.SupersedeMemory = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/SupersedeMemory',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SupersedeMemoryRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SupersedeMemoryResponse.FromString,
+                _registered_method=True)
+        self.ListAudit = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/ListAudit',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListAuditRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListAuditResponse.FromString,
+                _registered_method=True)
+        self.ExportMemories = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/ExportMemories',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExportMemoriesRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExportMemoriesResponse.FromString,
+                _registered_method=True)
+        self.ImportMemories = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/ImportMemories',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ImportMemoriesRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ImportMemoriesResponse.FromString,
+                _registered_method=True)
+        self.ExplainMemory = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/ExplainMemory',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryResponse.FromString,
+                _registered_method=True)
+        self.GetAccountSettings = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/GetAccountSettings',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAccountSettingsRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAccountSettingsResponse.FromString,
+                _registered_method=True)
+        self.UpdateAccountSettings = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/UpdateAccountSettings',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAccountSettingsRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAccountSettingsResponse.FromString,
+                _registered_method=True)
         self.GetAgentSettings = channel.unary_unary(
                 '/agentmemory.agent_memory.v1.AgentMemoryService/GetAgentSettings',
                 request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsResponse.FromString,
+                _registered_method=True)
+        self.UpdateAgentSettings = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/UpdateAgentSettings',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAgentSettingsRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAgentSettingsResponse.FromString,
                 _registered_method=True)
         self.SetAgentSettings = channel.unary_unary(
                 '/agentmemory.agent_memory.v1.AgentMemoryService/SetAgentSettings',
@@ -93,19 +185,40 @@ class AgentMemoryServiceStub:
 
 
 class AgentMemoryServiceServicer:
-    """Agent memory: curated entries that outlive a thread. PostgreSQL is the
-    authority; a Qdrant collection per (account, environment, embedder) is an
-    asynchronous projection used for hybrid recall.
+    """Agent memory: every memory of an account, and its history. PostgreSQL is
+    the authority; a Qdrant collection per (account, environment, embedder) is
+    an asynchronous projection of the live memories used for hybrid recall.
+
+    Resource model: a memory (Entry) has an id, a scope (who sees it: account,
+    agent, user, private; platform rules are platform-wide), a kind (seed 000's
+    categories, seed 002's types, rules and blocks), content, tags, importance,
+    confidence, a source with provenance, and a version. Every change makes a
+    new version (MemoryVersion) and one audit record (AuditRecord). A deleted
+    memory is a tombstone, restorable until the account's retention window
+    ends; hygiene then purges it for real.
 
     Store, Recall and Forget back the tools memory_store, memory_recall and
-    memory_forget.
+    memory_forget (seed 000's rules). The library calls (ListMemories ...
+    UpdateAgentSettings) manage memory; the gateway exposes them as
+    agentmemory.gateway.v1.MemoryLibraryService.
+
+    Every call carries the caller's principal; reads return exactly the union
+    its scope allows (never another account's). Errors common to every call:
+    INVALID_ARGUMENT naming the field (reason INVALID_FIELD), PERMISSION_DENIED
+    (reason PERMISSION_DENIED and a more precise one where given),
+    FAILED_PRECONDITION (reason MEMORY_DISABLED) when the account has turned
+    memory off, UNAVAILABLE (reason POSTGRES_UNAVAILABLE).
     """
 
     def Store(self, request, context):
         """Stores an entry under a key. Same key and byte-identical content: no-op
-        returning the existing entry. Same key, new content: replace (no capacity
-        check). Errors: INVALID_ARGUMENT (reasons INVALID_FIELD,
-        UNSAFE_CONTENT), RESOURCE_EXHAUSTED (reason CAPACITY_EXCEEDED).
+        returning the existing entry. Same key, new content: a new version (no
+        capacity check). A request id is scoped to the caller (account, agent,
+        user) and the request's content. Errors: INVALID_ARGUMENT (reasons
+        INVALID_FIELD, UNSAFE_CONTENT, SENSITIVE_CONTENT_WITHOUT_USER),
+        RESOURCE_EXHAUSTED (reason CAPACITY_EXCEEDED), ALREADY_EXISTS (reason
+        REQUEST_ID_REUSED: the request id came with different content),
+        FAILED_PRECONDITION (MEMORY_DISABLED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -113,13 +226,15 @@ class AgentMemoryServiceServicer:
 
     def Recall(self, request, context):
         """Hybrid recall (dense + BM25 sparse, fused) re-checked against PostgreSQL.
+        Errors: INVALID_ARGUMENT (query), FAILED_PRECONDITION (MEMORY_DISABLED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Forget(self, request, context):
-        """Removes an entry by key from PostgreSQL and from the index.
+        """Deletes (tombstones) the caller's private entry under a key, else the
+        agent's shared one; the key is free again at once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -127,26 +242,32 @@ class AgentMemoryServiceServicer:
 
     def ListPinned(self, request, context):
         """The pinned entries for the caller: user_profile, importance >= 0.7,
-        visible, not expired, by importance then recency, at most 10.
+        visible, not expired, by importance then recency, at most 10; and the
+        blocks of every visible scope. Memory disabled: nothing, and no error.
+        Errors: INVALID_ARGUMENT (principal.*).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetEntry(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Errors: INVALID_ARGUMENT (key), NOT_FOUND (reason ENTRY_NOT_FOUND).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListEntries(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Live entries, oldest first. Errors: INVALID_ARGUMENT (page_size,
+        page_token, categories).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def RunHygiene(self, request, context):
-        """Operator: expire and decay now (it also runs daily).
+        """Operator: expire, decay, prune history and purge tombstones now (it also
+        runs daily).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -159,16 +280,155 @@ class AgentMemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMemories(self, request, context):
+        """Memories the caller can see, newest first, filtered. Errors:
+        INVALID_ARGUMENT (filter.*, page_size, page_token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMemory(self, request, context):
+        """One memory with its versions (as of a time, if asked). Errors: NOT_FOUND
+        (reason MEMORY_NOT_FOUND, also for memories the caller cannot see).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddMemory(self, request, context):
+        """Errors: PERMISSION_DENIED (reasons SCOPE_NOT_WRITABLE, KIND_NOT_WRITABLE),
+        INVALID_ARGUMENT (memory.*, reasons UNSAFE_CONTENT,
+        SENSITIVE_CONTENT_WITHOUT_USER), ALREADY_EXISTS (reason KEY_IN_USE;
+        REQUEST_ID_REUSED), RESOURCE_EXHAUSTED (CAPACITY_EXCEEDED),
+        FAILED_PRECONDITION (MEMORY_DISABLED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EditMemory(self, request, context):
+        """A new version with the fields named in update_mask. Errors: NOT_FOUND,
+        PERMISSION_DENIED, INVALID_ARGUMENT, FAILED_PRECONDITION (reasons
+        VERSION_CONFLICT: expected_version is not the current one, with the
+        current version in the metadata; MEMORY_DELETED; MEMORY_SUPERSEDED;
+        MEMORY_DISABLED), ALREADY_EXISTS (KEY_IN_USE).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteMemory(self, request, context):
+        """A tombstone, restorable until the retention window ends. Errors:
+        NOT_FOUND, PERMISSION_DENIED, FAILED_PRECONDITION (VERSION_CONFLICT,
+        MEMORY_DELETED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RestoreMemory(self, request, context):
+        """Undoes a delete, as a new version. Errors: NOT_FOUND, PERMISSION_DENIED,
+        FAILED_PRECONDITION (VERSION_CONFLICT, MEMORY_NOT_DELETED,
+        MEMORY_EXPIRED, MEMORY_DISABLED), ALREADY_EXISTS (KEY_IN_USE),
+        RESOURCE_EXHAUSTED (CAPACITY_EXCEEDED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RollbackMemory(self, request, context):
+        """Makes an earlier version current again, as a new version (a deleted or
+        superseded memory becomes live). Errors: NOT_FOUND (also reason
+        VERSION_NOT_FOUND), PERMISSION_DENIED, FAILED_PRECONDITION
+        (VERSION_CONFLICT, VERSION_OUTSIDE_RETENTION, MEMORY_EXPIRED,
+        MEMORY_DISABLED), ALREADY_EXISTS (KEY_IN_USE), RESOURCE_EXHAUSTED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SupersedeMemory(self, request, context):
+        """Links a newer memory to the one it replaces; the old one leaves normal
+        reads (include_superseded and as-of reads keep it). Errors: NOT_FOUND,
+        PERMISSION_DENIED, INVALID_ARGUMENT (superseded_by: itself, or a cycle),
+        FAILED_PRECONDITION (VERSION_CONFLICT, MEMORY_DELETED,
+        MEMORY_SUPERSEDED, MEMORY_DISABLED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAudit(self, request, context):
+        """The audit trail of one memory, or of everything the caller can see
+        (settings changes included), newest first. Errors: INVALID_ARGUMENT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportMemories(self, request, context):
+        """The caller's memories (platform rules excepted) with their versions, as
+        JSON Lines, a page at a time. Errors: INVALID_ARGUMENT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ImportMemories(self, request, context):
+        """Loads an export (any number of its pages, in order or not). Idempotent:
+        a memory that already exists identically is left alone. All lines of a
+        request are written in one transaction, or none. Errors:
+        PERMISSION_DENIED (admins only), INVALID_ARGUMENT (jsonl[N].field),
+        RESOURCE_EXHAUSTED, FAILED_PRECONDITION (MEMORY_DISABLED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExplainMemory(self, request, context):
+        """Where a memory came from and what happened to it: source, provenance,
+        versions, supersede links and audit. Errors: NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAccountSettings(self, request, context):
+        """Errors: INVALID_ARGUMENT (principal.*).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateAccountSettings(self, request, context):
+        """Admins only. Errors: PERMISSION_DENIED, INVALID_ARGUMENT (update_mask,
+        settings.*).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetAgentSettings(self, request, context):
-        """Whether the Memory capability is bound to an agent. The gateway records
-        the binding; thread memory reads it before a pre-compaction flush.
+        """The agent's settings, and whether memory is enabled for its account. The
+        gateway reads it for the memory tools, thread memory before a flush.
+        Errors: INVALID_ARGUMENT (principal.*).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateAgentSettings(self, request, context):
+        """Admins only. Errors: PERMISSION_DENIED, INVALID_ARGUMENT (update_mask,
+        settings.*).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SetAgentSettings(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Deprecated: UpdateAgentSettings with update_mask "memory_bound".
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -216,10 +476,85 @@ def add_AgentMemoryServiceServicer_to_server(servicer, server):
                     request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexRequest.FromString,
                     response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ReindexResponse.SerializeToString,
             ),
+            'ListMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMemories,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListMemoriesRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListMemoriesResponse.SerializeToString,
+            ),
+            'GetMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMemory,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetMemoryRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetMemoryResponse.SerializeToString,
+            ),
+            'AddMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddMemory,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.AddMemoryRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.AddMemoryResponse.SerializeToString,
+            ),
+            'EditMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.EditMemory,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.EditMemoryRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.EditMemoryResponse.SerializeToString,
+            ),
+            'DeleteMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteMemory,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.DeleteMemoryRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.DeleteMemoryResponse.SerializeToString,
+            ),
+            'RestoreMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.RestoreMemory,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RestoreMemoryRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RestoreMemoryResponse.SerializeToString,
+            ),
+            'RollbackMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.RollbackMemory,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RollbackMemoryRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RollbackMemoryResponse.SerializeToString,
+            ),
+            'SupersedeMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.SupersedeMemory,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SupersedeMemoryRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SupersedeMemoryResponse.SerializeToString,
+            ),
+            'ListAudit': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAudit,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListAuditRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListAuditResponse.SerializeToString,
+            ),
+            'ExportMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportMemories,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExportMemoriesRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExportMemoriesResponse.SerializeToString,
+            ),
+            'ImportMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.ImportMemories,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ImportMemoriesRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ImportMemoriesResponse.SerializeToString,
+            ),
+            'ExplainMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExplainMemory,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryResponse.SerializeToString,
+            ),
+            'GetAccountSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAccountSettings,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAccountSettingsRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAccountSettingsResponse.SerializeToString,
+            ),
+            'UpdateAccountSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateAccountSettings,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAccountSettingsRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAccountSettingsResponse.SerializeToString,
+            ),
             'GetAgentSettings': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAgentSettings,
                     request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsRequest.FromString,
                     response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsResponse.SerializeToString,
+            ),
+            'UpdateAgentSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateAgentSettings,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAgentSettingsRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAgentSettingsResponse.SerializeToString,
             ),
             'SetAgentSettings': grpc.unary_unary_rpc_method_handler(
                     servicer.SetAgentSettings,
@@ -235,12 +570,29 @@ def add_AgentMemoryServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AgentMemoryService:
-    """Agent memory: curated entries that outlive a thread. PostgreSQL is the
-    authority; a Qdrant collection per (account, environment, embedder) is an
-    asynchronous projection used for hybrid recall.
+    """Agent memory: every memory of an account, and its history. PostgreSQL is
+    the authority; a Qdrant collection per (account, environment, embedder) is
+    an asynchronous projection of the live memories used for hybrid recall.
+
+    Resource model: a memory (Entry) has an id, a scope (who sees it: account,
+    agent, user, private; platform rules are platform-wide), a kind (seed 000's
+    categories, seed 002's types, rules and blocks), content, tags, importance,
+    confidence, a source with provenance, and a version. Every change makes a
+    new version (MemoryVersion) and one audit record (AuditRecord). A deleted
+    memory is a tombstone, restorable until the account's retention window
+    ends; hygiene then purges it for real.
 
     Store, Recall and Forget back the tools memory_store, memory_recall and
-    memory_forget.
+    memory_forget (seed 000's rules). The library calls (ListMemories ...
+    UpdateAgentSettings) manage memory; the gateway exposes them as
+    agentmemory.gateway.v1.MemoryLibraryService.
+
+    Every call carries the caller's principal; reads return exactly the union
+    its scope allows (never another account's). Errors common to every call:
+    INVALID_ARGUMENT naming the field (reason INVALID_FIELD), PERMISSION_DENIED
+    (reason PERMISSION_DENIED and a more precise one where given),
+    FAILED_PRECONDITION (reason MEMORY_DISABLED) when the account has turned
+    memory off, UNAVAILABLE (reason POSTGRES_UNAVAILABLE).
     """
 
     @staticmethod
@@ -460,6 +812,384 @@ class AgentMemoryService:
             _registered_method=True)
 
     @staticmethod
+    def ListMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/ListMemories',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListMemoriesRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListMemoriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/GetMemory',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetMemoryRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/AddMemory',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.AddMemoryRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.AddMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EditMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/EditMemory',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.EditMemoryRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.EditMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/DeleteMemory',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.DeleteMemoryRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.DeleteMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RestoreMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/RestoreMemory',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RestoreMemoryRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RestoreMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RollbackMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/RollbackMemory',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RollbackMemoryRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.RollbackMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SupersedeMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/SupersedeMemory',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SupersedeMemoryRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SupersedeMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAudit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/ListAudit',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListAuditRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListAuditResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/ExportMemories',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExportMemoriesRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExportMemoriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/ImportMemories',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ImportMemoriesRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ImportMemoriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExplainMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/ExplainMemory',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAccountSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/GetAccountSettings',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAccountSettingsRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAccountSettingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateAccountSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/UpdateAccountSettings',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAccountSettingsRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAccountSettingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def GetAgentSettings(request,
             target,
             options=(),
@@ -476,6 +1206,33 @@ class AgentMemoryService:
             '/agentmemory.agent_memory.v1.AgentMemoryService/GetAgentSettings',
             agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsRequest.SerializeToString,
             agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAgentSettingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateAgentSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/UpdateAgentSettings',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAgentSettingsRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.UpdateAgentSettingsResponse.FromString,
             options,
             channel_credentials,
             insecure,

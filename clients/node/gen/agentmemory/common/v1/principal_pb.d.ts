@@ -49,6 +49,25 @@ export declare type Principal = Message<"agentmemory.common.v1.Principal"> & {
    * @generated from field: string environment = 4;
    */
   environment: string;
+
+  /**
+   * Set by the gateway: the id of the API key the call came with (recorded
+   * in the audit trail). Empty for calls that did not come through a key.
+   *
+   * @generated from field: string key_id = 5;
+   */
+  keyId: string;
+
+  /**
+   * Set by the gateway from the API key: what the caller may change. The
+   * gateway always sets KEY_ROLE_AGENT or KEY_ROLE_ADMIN; no tenant key can
+   * carry KEY_ROLE_OPERATOR. KEY_ROLE_UNSPECIFIED marks a platform-internal
+   * caller (another service, operator tooling), which only internal callers
+   * that present INTERNAL_AUTH_TOKEN can be.
+   *
+   * @generated from field: agentmemory.common.v1.KeyRole role = 6;
+   */
+  role: KeyRole;
 };
 
 /**
@@ -56,6 +75,46 @@ export declare type Principal = Message<"agentmemory.common.v1.Principal"> & {
  * Use `create(PrincipalSchema)` to create a new message.
  */
 export declare const PrincipalSchema: GenMessage<Principal>;
+
+/**
+ * What an API key (and so its caller) may change. Everyone reads only what
+ * their scope allows, whatever the role.
+ *
+ * @generated from enum agentmemory.common.v1.KeyRole
+ */
+export enum KeyRole {
+  /**
+   * @generated from enum value: KEY_ROLE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * An agent or application: memories of its own agent and users.
+   *
+   * @generated from enum value: KEY_ROLE_AGENT = 1;
+   */
+  AGENT = 1,
+
+  /**
+   * An account administrator: also account-scope memories, tenant rules and
+   * floors, account blocks, imports and settings.
+   *
+   * @generated from enum value: KEY_ROLE_ADMIN = 2;
+   */
+  ADMIN = 2,
+
+  /**
+   * The platform operator (never a tenant key): also platform rules.
+   *
+   * @generated from enum value: KEY_ROLE_OPERATOR = 3;
+   */
+  OPERATOR = 3,
+}
+
+/**
+ * Describes the enum agentmemory.common.v1.KeyRole.
+ */
+export declare const KeyRoleSchema: GenEnum<KeyRole>;
 
 /**
  * Where a call comes from. Some tools exist only on some surfaces.
@@ -89,7 +148,9 @@ export enum Surface {
 export declare const SurfaceSchema: GenEnum<Surface>;
 
 /**
- * A capability that can be bound to an agent.
+ * A capability that can be bound to an agent. Whether Memory is bound is the
+ * agent setting `memory_bound` in agent memory, changed only by an
+ * authorized settings call; a caller stating a capability changes nothing.
  *
  * @generated from enum agentmemory.common.v1.Capability
  */

@@ -8,7 +8,7 @@ import { enumDesc, fileDesc, messageDesc, tsEnum } from "@bufbuild/protobuf/code
  * Describes the file agentmemory/common/v1/principal.proto.
  */
 export const file_agentmemory_common_v1_principal = /*@__PURE__*/
-  fileDesc("CiVhZ2VudG1lbW9yeS9jb21tb24vdjEvcHJpbmNpcGFsLnByb3RvEhVhZ2VudG1lbW9yeS5jb21tb24udjEiVwoJUHJpbmNpcGFsEhIKCmFjY291bnRfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDwoHdXNlcl9pZBgDIAEoCRITCgtlbnZpcm9ubWVudBgEIAEoCSpOCgdTdXJmYWNlEhcKE1NVUkZBQ0VfVU5TUEVDSUZJRUQQABIRCg1TVVJGQUNFX0FHRU5UEAESFwoTU1VSRkFDRV9NQ1BfR0FURVdBWRACKj8KCkNhcGFiaWxpdHkSGgoWQ0FQQUJJTElUWV9VTlNQRUNJRklFRBAAEhUKEUNBUEFCSUxJVFlfTUVNT1JZEAFiBnByb3RvMw");
+  fileDesc("CiVhZ2VudG1lbW9yeS9jb21tb24vdjEvcHJpbmNpcGFsLnByb3RvEhVhZ2VudG1lbW9yeS5jb21tb24udjEilQEKCVByaW5jaXBhbBISCgphY2NvdW50X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg8KB3VzZXJfaWQYAyABKAkSEwoLZW52aXJvbm1lbnQYBCABKAkSDgoGa2V5X2lkGAUgASgJEiwKBHJvbGUYBiABKA4yHi5hZ2VudG1lbW9yeS5jb21tb24udjEuS2V5Um9sZSpiCgdLZXlSb2xlEhgKFEtFWV9ST0xFX1VOU1BFQ0lGSUVEEAASEgoOS0VZX1JPTEVfQUdFTlQQARISCg5LRVlfUk9MRV9BRE1JThACEhUKEUtFWV9ST0xFX09QRVJBVE9SEAMqTgoHU3VyZmFjZRIXChNTVVJGQUNFX1VOU1BFQ0lGSUVEEAASEQoNU1VSRkFDRV9BR0VOVBABEhcKE1NVUkZBQ0VfTUNQX0dBVEVXQVkQAio/CgpDYXBhYmlsaXR5EhoKFkNBUEFCSUxJVFlfVU5TUEVDSUZJRUQQABIVChFDQVBBQklMSVRZX01FTU9SWRABYgZwcm90bzM");
 
 /**
  * Describes the message agentmemory.common.v1.Principal.
@@ -18,10 +18,25 @@ export const PrincipalSchema = /*@__PURE__*/
   messageDesc(file_agentmemory_common_v1_principal, 0);
 
 /**
+ * Describes the enum agentmemory.common.v1.KeyRole.
+ */
+export const KeyRoleSchema = /*@__PURE__*/
+  enumDesc(file_agentmemory_common_v1_principal, 0);
+
+/**
+ * What an API key (and so its caller) may change. Everyone reads only what
+ * their scope allows, whatever the role.
+ *
+ * @generated from enum agentmemory.common.v1.KeyRole
+ */
+export const KeyRole = /*@__PURE__*/
+  tsEnum(KeyRoleSchema);
+
+/**
  * Describes the enum agentmemory.common.v1.Surface.
  */
 export const SurfaceSchema = /*@__PURE__*/
-  enumDesc(file_agentmemory_common_v1_principal, 0);
+  enumDesc(file_agentmemory_common_v1_principal, 1);
 
 /**
  * Where a call comes from. Some tools exist only on some surfaces.
@@ -35,10 +50,12 @@ export const Surface = /*@__PURE__*/
  * Describes the enum agentmemory.common.v1.Capability.
  */
 export const CapabilitySchema = /*@__PURE__*/
-  enumDesc(file_agentmemory_common_v1_principal, 1);
+  enumDesc(file_agentmemory_common_v1_principal, 2);
 
 /**
- * A capability that can be bound to an agent.
+ * A capability that can be bound to an agent. Whether Memory is bound is the
+ * agent setting `memory_bound` in agent memory, changed only by an
+ * authorized settings call; a caller stating a capability changes nothing.
  *
  * @generated from enum agentmemory.common.v1.Capability
  */

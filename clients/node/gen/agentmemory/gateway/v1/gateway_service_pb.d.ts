@@ -41,7 +41,12 @@ export declare type Caller = Message<"agentmemory.gateway.v1.Caller"> & {
   surface: Surface;
 
   /**
-   * @generated from field: repeated agentmemory.common.v1.Capability capabilities = 5;
+   * Deprecated and ignored (checked only for valid values): whether Memory is
+   * bound is the agent setting `memory_bound`
+   * (MemoryLibraryService.UpdateAgentSettings).
+   *
+   * @generated from field: repeated agentmemory.common.v1.Capability capabilities = 5 [deprecated = true];
+   * @deprecated
    */
   capabilities: Capability[];
 };

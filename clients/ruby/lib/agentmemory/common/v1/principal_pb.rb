@@ -10,6 +10,14 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :agent_id, :string, 2
       optional :user_id, :string, 3
       optional :environment, :string, 4
+      optional :key_id, :string, 5
+      optional :role, :enum, 6, "agentmemory.common.v1.KeyRole"
+    end
+    add_enum "agentmemory.common.v1.KeyRole" do
+      value :KEY_ROLE_UNSPECIFIED, 0
+      value :KEY_ROLE_AGENT, 1
+      value :KEY_ROLE_ADMIN, 2
+      value :KEY_ROLE_OPERATOR, 3
     end
     add_enum "agentmemory.common.v1.Surface" do
       value :SURFACE_UNSPECIFIED, 0
@@ -27,6 +35,7 @@ module Agentmemory
   module Common
     module V1
       Principal = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.common.v1.Principal").msgclass
+      KeyRole = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.common.v1.KeyRole").enummodule
       Surface = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.common.v1.Surface").enummodule
       Capability = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.common.v1.Capability").enummodule
     end

@@ -1,0 +1,46 @@
+"""The memory library, for every surface (gRPC here; REST and the web page call
+the same handler).
+
+Each call of ``agentmemory.gateway.v1.MemoryLibraryService`` is relayed to the
+agent-memory call of the same name with the caller's principal (account and
+role from the API key): agent memory validates, applies scope and role, and
+answers. The gateway's request and response messages mirror agent memory's
+field for field (same names, numbers and types; ``caller`` in place of
+``principal``), which ``tests/gateway/test_library_shapes.py`` checks, so a
+request relays by its wire form and nothing is defined or converted twice.
+"""
+
+from __future__ import annotations
+
+from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
+from agentmemory.gateway.v1 import memory_library_service_pb2 as pb
+from google.protobuf.message import Message
+
+from libs.clients import upstream
+from libs.identity import Principal
+from services.gateway.bindings import MemoryBindings
+from services.gateway.upstreams import Upstreams
+
+METHODS = tuple(pb.DESCRIPTOR.services_by_name["MemoryLibraryService"].methods_by_name)
+
+
+class MemoryLibrary:
+    def __init__(self, upstreams: Upstreams, bindings: MemoryBindings) -> None:
+        self._upstreams = upstreams
+        self._bindings = bindings
+
+    async def call(self, method: str, principal: Principal, request: Message) -> Message:
+        """Answer ``request`` (a gateway library request; its ``caller`` is ignored, the
+        principal stands for it) with the gateway response of ``method``."""
+        body = type(request)()
+        body.CopyFrom(request)
+        body.ClearField("caller")
+        relayed = getattr(memory_pb, f"{method}Request").FromString(body.SerializeToString())
+        relayed.principal.CopyFrom(principal.to_proto())
+        async with upstream("agent_memory"):
+            reply = await getattr(self._upstreams.agent_memory, method)(relayed)
+        if method == "UpdateAgentSettings":
+            self._bindings.forget_agent(principal)
+        elif method == "UpdateAccountSettings":
+            self._bindings.forget_account(principal.account_id)
+        return getattr(pb, f"{method}Response").FromString(reply.SerializeToString())

@@ -1,0 +1,28 @@
+"""The gRPC MemoryLibraryService: authenticate, then the library handler."""
+
+from __future__ import annotations
+
+from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as pb_grpc
+
+from services.gateway import callers
+from services.gateway.keys import ApiKeys
+from services.gateway.library import METHODS, MemoryLibrary
+
+
+def _handler(method: str):
+    async def handle(self, request, context):
+        principal = await callers.authenticate(self._keys, context, request.caller)
+        return await self._library.call(method, principal, request)
+
+    handle.__name__ = method
+    return handle
+
+
+class MemoryLibraryServicer(pb_grpc.MemoryLibraryServiceServicer):
+    def __init__(self, keys: ApiKeys, library: MemoryLibrary) -> None:
+        self._keys = keys
+        self._library = library
+
+
+for _method in METHODS:
+    setattr(MemoryLibraryServicer, _method, _handler(_method))

@@ -238,12 +238,12 @@ class LearningStore:
             s.procedure_id, s.created_at)
         return row is not None
 
-    async def rejected_before(self, actor: Actor, scope: Scope, owner: str,
+    async def decided_before(self, actor: Actor, scope: Scope, owner: str,
                               content_hash: str) -> bool:
         return bool(await self._pool.fetchval(
             "SELECT 1 FROM learning_suggestions WHERE account_id = $1 AND environment = $2"
             " AND agent_id = $3 AND scope = $4 AND owner_user_id = $5 AND content_hash = $6"
-            " AND status = 'rejected'", actor.account_id, actor.environment, actor.agent_id,
+            " AND status <> 'pending'", actor.account_id, actor.environment, actor.agent_id,
             scope, owner, content_hash))
 
     async def suggestions(self, actor: Actor, status: SuggestionStatus,

@@ -14,7 +14,8 @@ contradiction, which always becomes a *supersede suggestion*, whatever the
 extraction mode (a bad automatic write never silently replaces a memory).
 Otherwise, per the agent's ``extraction_mode``: ``immediate`` saves the memory
 (source ``extraction`` or ``tool_result``), ``suggestions`` queues it. A fact
-already pending, or rejected before, is not suggested again. Content passes
+already pending, or decided before (rejected, or accepted, perhaps edited), is
+not suggested again. Content passes
 the write-time safety screen like every write.
 
 Accepting makes the memory (the accepting caller is its author in the memory
@@ -132,8 +133,8 @@ class Suggestions:
                        contradicted: Entry | None) -> bool:
         owner = run.owner_user_id if scope in (Scope.USER, Scope.PRIVATE) else None
         digest = fact_hash(fact.content)
-        if await self._store.rejected_before(run.actor, scope, owner or "", digest):
-            return False
+        if await self._store.decided_before(run.actor, scope, owner or "", digest):
+            return False  # someone already accepted (maybe edited) or rejected this fact
         now = self._clock.now()
         suggestion = Suggestion(
             id=uuid.uuid4(), account_id=run.account_id, environment=run.environment,

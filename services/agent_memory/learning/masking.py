@@ -102,9 +102,10 @@ _URL_CREDENTIALS = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:)([^\s@/]+
 # (UUIDs and hex digests have no upper case and pass).
 _RANDOM_TOKEN = re.compile(r"(?<![\w\-])(?=[\w\-]*[a-z])(?=[\w\-]*[A-Z])(?=[\w\-]*\d)[\w\-]{24,}")
 _TOKEN_CHARS = re.compile(r"[^\s\"'`,;()\[\]{}<>&?=:]+")
-_NAMED_VALUE = re.compile(
-    r"(?P<name>[A-Za-z][A-Za-z0-9_.\-]{0,40})(?P<sep>\s*[:=]\s*|\s+is\s+)(?P<quote>[\"']?)"
-    r"(?P<value>[^\s\"'&,;]+)")
+# A name and its separator; the value after it is found separately, so that a value
+# never swallows the next name ("url: https://x?api_key=...").
+_NAME_AND_SEPARATOR = re.compile(r"(?<![\w.\-])([A-Za-z][\w.\-]{0,40})(\s*[:=]\s*|\s+is\s+)[\"']?")
+_VALUE = re.compile(r"[^\s\"'&,;]+")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 _PHONE_REGIONS = ("US", "GB")
 
@@ -148,12 +149,13 @@ def _key_shaped(text: str) -> str:
 
 def _named_values(text: str) -> str:
     """``password=hunter2``, ``api_key: abc``, ``the token is abc`` in free text."""
-    def mask(match: re.Match[str]) -> str:
-        if not secret_name(match["name"]) or match["value"] == MASK:
-            return match[0]
-        return f"{match['name']}{match['sep']}{match['quote']}{MASK}"
-
-    return _NAMED_VALUE.sub(mask, text)
+    spans = []
+    for match in _NAME_AND_SEPARATOR.finditer(text):
+        if secret_name(match[1]):
+            value = _VALUE.match(text, match.end())
+            if value is not None and value[0] != MASK:
+                spans.append((value.start(), value.end()))
+    return _mask_spans(text, spans)
 
 
 # -- the run's own credentials --------------------------------------------------------

@@ -433,7 +433,7 @@ class LearningStore:
         """Tombstones older than their account's retention window."""
         rows = await self._pool.fetch(
             f"SELECT {_PROCEDURE_COLUMNS} FROM procedures t WHERE deleted_at IS NOT NULL"
-            " AND deleted_at <= $1 - make_interval(days => coalesce((SELECT retention_days"
+            " AND deleted_at <= $1::timestamptz - make_interval(days => coalesce((SELECT retention_days"
             " FROM account_settings s WHERE s.account_id = t.account_id), 30)) LIMIT $2",
             now, limit)
         return [_procedure(r) for r in rows]
@@ -449,9 +449,9 @@ class LearningStore:
                      " s WHERE s.account_id = t.account_id), 30))")
         for statement in (
                 "DELETE FROM learning_suggestions t WHERE t.status <> 'pending'"
-                f" AND t.decided_at <= $1 - {retention}",
+                f" AND t.decided_at <= $1::timestamptz - {retention}",
                 "DELETE FROM learning_runs t WHERE t.state IN ('done', 'skipped')"
-                f" AND t.updated_at <= $1 - {retention}"):
+                f" AND t.updated_at <= $1::timestamptz - {retention}"):
             status = await self._pool.execute(statement, now)
             removed += int(status.split()[-1])
         return removed

@@ -122,8 +122,8 @@ class Learning:
 
 
 async def start_learning(postgres, tmp_path, journal: JournalClient,
-                         model_url: str = "") -> AsyncIterator[Learning]:
-    dsn = await fresh_database(postgres)
+                         model_url: str = "", dsn: str = "") -> AsyncIterator[Learning]:
+    dsn = dsn or await fresh_database(postgres)
     env = {"AGENT_MEMORY_PORT": "0", "AGENT_MEMORY_POSTGRES_DSN": dsn,
            "AGENT_MEMORY_INDEX_PATH": str(tmp_path / "qdrant"),
            "AGENT_MEMORY_JOURNAL_ADDRESS": journal.address}

@@ -43,8 +43,10 @@ class CursorStore(Protocol):
 class FeedFollower:
     def __init__(self, journal: JournalReader, cursors: CursorStore,
                  handle: Callable[[Sequence], Awaitable[None]], *, name: str,
-                 batch: int = 256) -> None:
+                 batch: int = 256, content: int = 0) -> None:
+        """``content``: the FeedContent to subscribe to (default: messages only)."""
         self._journal = journal
+        self._content = content
         self._cursors = cursors
         self._handle = handle
         self._name = name
@@ -108,7 +110,8 @@ class FeedFollower:
 
     async def _read(self, shard: int, buffered: asyncio.Queue) -> None:
         try:
-            async for event in self._journal.follow(shard, self.positions[shard], STREAM_SECONDS):
+            async for event in self._journal.follow(shard, self.positions[shard], STREAM_SECONDS,
+                                                    self._content):
                 await buffered.put(event)
             await buffered.put(_END)
         except grpc.aio.AioRpcError as exc:

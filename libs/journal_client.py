@@ -61,11 +61,14 @@ class JournalReader:
             reply = await self._stub.DescribeShards(journal_pb.DescribeShardsRequest())
         return reply.shard_count
 
-    async def follow(self, shard: int, after: int,
-                     timeout: float) -> AsyncIterator[journal_pb.SubscribeResponse]:
-        """The change feed after ``after``; ends after ``timeout`` (callers resubscribe)."""
+    async def follow(self, shard: int, after: int, timeout: float,
+                     content: int = journal_pb.FEED_CONTENT_UNSPECIFIED,
+                     ) -> AsyncIterator[journal_pb.SubscribeResponse]:
+        """The change feed after ``after`` (``content``: messages, runs or both); ends
+        after ``timeout`` (callers resubscribe)."""
         call = self._stub.Subscribe(
-            journal_pb.SubscribeRequest(shard=shard, after_sequence=after), timeout=timeout)
+            journal_pb.SubscribeRequest(shard=shard, after_sequence=after, content=content),
+            timeout=timeout)
         try:
             async for event in call:
                 yield event

@@ -251,6 +251,7 @@ def components(data_dir: Path) -> list[Component]:
     env.setdefault("THREAD_MEMORY_JOURNAL_ADDRESS", addresses["journal"])
     env.setdefault("SEARCH_JOURNAL_ADDRESS", addresses["journal"])
     env.setdefault("THREAD_MEMORY_AGENT_MEMORY_ADDRESS", addresses["agent_memory"])
+    env.setdefault("AGENT_MEMORY_JOURNAL_ADDRESS", addresses["journal"])
     return [
         Backend("postgres", postgres),
         Backend("redis", redis),

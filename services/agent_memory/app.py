@@ -20,6 +20,8 @@ from services.agent_memory.clock import Clock, SystemClock
 from services.agent_memory.index import VectorIndex
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.index.server import QdrantServerIndex
+from services.agent_memory.learning import wiring as learning_wiring
+from services.agent_memory.learning.episodes import EpisodeSink
 from services.agent_memory.memory import AgentMemory
 from services.agent_memory.projector import Projector
 from services.agent_memory.repository import Repository
@@ -54,20 +56,23 @@ class Running:
     projector: Projector
     repository: Repository
     index: VectorIndex
+    learning: learning_wiring.LearningParts | None = None
 
 
 @contextlib.asynccontextmanager
 async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
                   index: VectorIndex | None = None,
-                  background: bool = True) -> AsyncIterator[Running]:
-    """A serving agent memory. ``background=False`` leaves projection and hygiene
-    to the caller (tests drive them by hand)."""
+                  background: bool = True,
+                  episodes: EpisodeSink | None = None) -> AsyncIterator[Running]:
+    """A serving agent memory. ``background=False`` leaves projection, hygiene and
+    learning to the caller (tests drive them by hand)."""
     clock = clock or SystemClock()
     tracing = Tracing(config.process.tracing, "agent_memory")
     repository = await Repository.connect(config.storage.postgres_dsn.reveal())
     tasks: list[asyncio.Task] = []
     index = index or build_index(config.storage)
     embedder = build_embedder(config.embeddings)
+    stack = contextlib.AsyncExitStack()
     try:
         await migrations.apply(repository.pool, "agent_memory", MIGRATIONS)
         if isinstance(embedder, LocalEmbedder):
@@ -77,11 +82,13 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
                               batch=config.storage.projector_batch)
         memory = AgentMemory(repository, index, embedder, clock, projector)
         servicer = AgentMemoryServicer(memory)
+        learning = await stack.enter_async_context(learning_wiring.learning(
+            config, repository, memory, index, embedder, clock, tracing, episodes))
         server = GrpcServer(config.server, [ServiceBinding(
             SERVICE_NAME,
             lambda s: agent_memory_service_pb2_grpc.add_AgentMemoryServiceServicer_to_server(
                 servicer, s),
-        )], tracing=tracing, internal_token=config.process.internal.token)
+        ), learning.binding], tracing=tracing, internal_token=config.process.internal.token)
         server.metrics.gauge(
             "agent_memory.outbox.size", lambda: repository.pool.fetchval(
                 "SELECT count(*) FROM memory_outbox"),
@@ -90,15 +97,18 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
         if background:
             tasks = [asyncio.create_task(projector.run_forever()),
                      asyncio.create_task(run_hygiene_daily(
-                         memory, config.storage.hygiene_interval_hours))]
+                         memory, config.storage.hygiene_interval_hours)),
+                     *learning.start(config.storage.hygiene_interval_hours)]
         try:
-            yield Running(memory, server, projector, repository, index)
+            yield Running(memory, server, projector, repository, index, learning)
         finally:
             await server.stop()
+            await learning.stop()
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     finally:
+        await stack.aclose()
         await index.close()
         await embedder.close()
         await repository.close()

@@ -9,9 +9,11 @@ from typing import Literal
 
 from libs import settings
 from libs.embeddings import EmbeddingSettings
+from libs.model import ModelSettings
 from libs.process import ProcessSettings
 from libs.server import ServerSettings
 from libs.settings import Secret, setting
+from services.agent_memory.learning.settings import LearningSettings
 
 PREFIX = "AGENT_MEMORY_"
 
@@ -53,6 +55,8 @@ class AgentMemoryConfig:
     storage: StorageSettings
     embeddings: EmbeddingSettings
     process: ProcessSettings
+    learning: LearningSettings = LearningSettings()
+    model: ModelSettings = ModelSettings()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> AgentMemoryConfig:
@@ -61,10 +65,12 @@ class AgentMemoryConfig:
             storage=settings.load(StorageSettings, prefix=PREFIX, environ=environ),
             embeddings=settings.load(EmbeddingSettings, prefix="EMBEDDINGS_", environ=environ),
             process=ProcessSettings.from_env(environ),
+            learning=settings.load(LearningSettings, prefix=PREFIX, environ=environ),
+            model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
         )
 
 
 def variables() -> Iterator[settings.Variable]:
-    for part in (AgentMemoryServerSettings, StorageSettings):
+    for part in (AgentMemoryServerSettings, StorageSettings, LearningSettings):
         yield from settings.describe(part, prefix=PREFIX)
     yield from settings.describe(EmbeddingSettings, prefix="EMBEDDINGS_")

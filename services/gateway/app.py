@@ -12,8 +12,12 @@ import asyncpg
 from agentmemory.gateway.v1 import (
     gateway_service_pb2,
     gateway_service_pb2_grpc,
+    learning_service_pb2,
+    learning_service_pb2_grpc,
     memory_library_service_pb2,
     memory_library_service_pb2_grpc,
+    run_service_pb2,
+    run_service_pb2_grpc,
 )
 
 from libs import migrations
@@ -23,8 +27,10 @@ from libs.tracing import Tracing
 from services.gateway.bindings import MemoryBindings
 from services.gateway.http.server import listening
 from services.gateway.keys import ApiKeys
+from services.gateway.learning import LearningServicer
 from services.gateway.library import MemoryLibrary
 from services.gateway.library_servicer import MemoryLibraryServicer
+from services.gateway.runs import RunServicer
 from services.gateway.servicer import GatewayServicer
 from services.gateway.settings import GatewayConfig
 from services.gateway.threads import Threads
@@ -35,6 +41,8 @@ logger = logging.getLogger(__name__)
 SERVICE_NAME = gateway_service_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
 LIBRARY_NAME = memory_library_service_pb2.DESCRIPTOR.services_by_name[
     "MemoryLibraryService"].full_name
+RUNS_NAME = run_service_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
+LEARNING_NAME = learning_service_pb2.DESCRIPTOR.services_by_name["LearningService"].full_name
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -66,11 +74,17 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
         servicer = GatewayServicer(keys, Threads(pool), upstreams, bindings)
         library = MemoryLibraryServicer(keys, MemoryLibrary(upstreams, bindings))
+        runs = RunServicer(keys, Threads(pool), upstreams)
+        learning = LearningServicer(keys, upstreams)
         server = GrpcServer(config.server, [
             ServiceBinding(SERVICE_NAME, lambda s: gateway_service_pb2_grpc
                            .add_GatewayServiceServicer_to_server(servicer, s)),
             ServiceBinding(LIBRARY_NAME, lambda s: memory_library_service_pb2_grpc
                            .add_MemoryLibraryServiceServicer_to_server(library, s)),
+            ServiceBinding(RUNS_NAME, lambda s: run_service_pb2_grpc
+                           .add_RunServiceServicer_to_server(runs, s)),
+            ServiceBinding(LEARNING_NAME, lambda s: learning_service_pb2_grpc
+                           .add_LearningServiceServicer_to_server(learning, s)),
         ], tracing=tracing)
         # HTTP first: once gRPC health says SERVING, both listeners answer.
         async with listening(servicer, keys, host=config.server.host, port=config.http.port,

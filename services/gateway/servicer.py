@@ -11,7 +11,7 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 
 from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument
-from libs.identity import Principal
+from libs.identity import Principal, require_id
 from services.gateway import callers, conversions, tools
 from services.gateway import context as turn_context
 from services.gateway.bindings import MemoryBindings
@@ -55,8 +55,11 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         stored = None if request.delegated else await self._threads.require(principal, thread_id)
         window = conversions.window_limit(stored, conversions.thread_metadata(
             request.thread_metadata, "thread_metadata"))
+        if len(request.task) > turn_context.MAX_TASK_CHARS:
+            raise InvalidArgument("task", f"at most {turn_context.MAX_TASK_CHARS} characters")
+        run_id = require_id(request.run_id, "run_id") if request.run_id else ""
         messages = await turn_context.build(self._upstreams, principal, thread_id, window,
-                                            request.delegated)
+                                            request.delegated, request.task.strip(), run_id)
         bound = await self._bindings.bound(principal)
         return pb.BuildContextResponse(
             messages=messages,

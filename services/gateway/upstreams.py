@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as agent_memory_grpc
+from agentmemory.agent_memory.v1 import learning_service_pb2_grpc as learning_grpc
 from agentmemory.journal.v1 import journal_service_pb2_grpc as journal_grpc
 from agentmemory.search.v1 import search_service_pb2_grpc as search_grpc
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_memory_grpc
@@ -21,6 +22,8 @@ class Upstreams:
     thread_memory: thread_memory_grpc.ThreadMemoryServiceStub
     agent_memory: agent_memory_grpc.AgentMemoryServiceStub
     search: search_grpc.SearchServiceStub
+    # Agent memory's LearningService (same channel as agent_memory).
+    learning: learning_grpc.LearningServiceStub
     _channels: list
 
     @classmethod
@@ -37,7 +40,8 @@ class Upstreams:
         return cls(journal_grpc.JournalServiceStub(channels[0]),
                    thread_memory_grpc.ThreadMemoryServiceStub(channels[1]),
                    agent_memory_grpc.AgentMemoryServiceStub(channels[2]),
-                   search_grpc.SearchServiceStub(channels[3]), channels)
+                   search_grpc.SearchServiceStub(channels[3]),
+                   learning_grpc.LearningServiceStub(channels[2]), channels)
 
     async def close(self) -> None:
         for channel in self._channels:

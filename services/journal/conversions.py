@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from agentmemory.common.v1 import principal_pb2
+from agentmemory.common.v1 import principal_pb2, run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as pb
+from google.protobuf import timestamp_pb2
 
 from libs import page_tokens
 from libs.errors import InvalidArgument
 from libs.identity import require_id
+from services.journal.runs import CALLER_OUTCOMES, Boundary, BoundaryKind, Outcome, RunRecord
 from services.journal.shard import AppendResult, FeedEvent, Shard, ThreadStats
 from services.journal.tool_calls import Page, ToolCallRecord
 
@@ -93,7 +95,54 @@ def feed_event(event: FeedEvent) -> pb.SubscribeResponse:
         ),
         thread_id=event.thread.thread_id,
         message=event.message,
+        run_boundary=None if event.boundary is None else boundary(event.thread.thread_id,
+                                                                   event.boundary),
     )
+
+
+_OUTCOMES = {
+    Outcome.SUCCEEDED: run_pb2.RUN_OUTCOME_SUCCEEDED, Outcome.FAILED: run_pb2.RUN_OUTCOME_FAILED,
+    Outcome.CANCELLED: run_pb2.RUN_OUTCOME_CANCELLED,
+    Outcome.TIMED_OUT: run_pb2.RUN_OUTCOME_TIMED_OUT,
+}
+_BOUNDARIES = {BoundaryKind.STARTED: run_pb2.RUN_BOUNDARY_KIND_STARTED,
+               BoundaryKind.FINISHED: run_pb2.RUN_BOUNDARY_KIND_FINISHED}
+
+
+def caller_outcome(value: int) -> Outcome:
+    """A FinishRun outcome: succeeded, failed or cancelled."""
+    found = next((o for o, v in _OUTCOMES.items() if v == value), None)
+    if found not in CALLER_OUTCOMES:
+        raise InvalidArgument("outcome", "must be RUN_OUTCOME_SUCCEEDED, RUN_OUTCOME_FAILED or "
+                                         "RUN_OUTCOME_CANCELLED")
+    return found
+
+
+def _time(ms: int) -> timestamp_pb2.Timestamp:
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromMilliseconds(ms)
+    return stamp
+
+
+def run(thread_id: str, record: RunRecord) -> run_pb2.Run:
+    found = run_pb2.Run(
+        thread_id=thread_id, run_id=record.run_id, after_offset=record.after_offset,
+        last_offset=record.last_offset, start_time=_time(record.started_ms),
+        state=run_pb2.RUN_STATE_OPEN if record.open else run_pb2.RUN_STATE_FINISHED)
+    if not record.open:
+        found.outcome = _OUTCOMES[record.outcome]
+        found.finish_time.CopyFrom(_time(record.finished_ms))
+    return found
+
+
+def boundary(thread_id: str, value: Boundary) -> run_pb2.RunBoundary:
+    return run_pb2.RunBoundary(kind=_BOUNDARIES[value.kind], run=run(thread_id, value.run))
+
+
+def feed_content(value: int) -> int:
+    if value not in pb.FeedContent.values():
+        raise InvalidArgument("content", "unknown feed content")
+    return value
 
 
 def shards_response(shards: list[Shard]) -> pb.DescribeShardsResponse:

@@ -15,6 +15,7 @@ from libs.identity import Principal
 from services.journal import uniffi_speedup
 from services.journal.keys import ThreadRef
 from services.journal.object_store import build_object_store
+from services.journal.runs import Outcome, RunRecord
 from services.journal.settings import ShardSettings, StoreSettings
 from services.journal.shard import AppendResult, Shard, ThreadStats, ToolCallLocation
 from services.journal.tool_calls import ToolCallRecord, merge_result
@@ -47,6 +48,7 @@ class Journal:
                     store=object_store,
                     path=f"{root}/shard-{i:04d}".lstrip("/"),
                     flush_interval_ms=shards.flush_interval_ms,
+                    idle_timeout_ms=int(shards.run_idle_timeout_seconds * 1000),
                 )
                 for i in range(count)
             ),
@@ -100,6 +102,27 @@ class Journal:
     async def purge(self, principal: Principal, thread_id: str) -> int:
         thread = _thread(principal, thread_id)
         return await self._shard_for(thread).purge(thread, principal.user_id)
+
+    async def start_run(self, principal: Principal, thread_id: str,
+                        run_id: str) -> tuple[RunRecord, bool]:
+        thread = _thread(principal, thread_id)
+        return await self._shard_for(thread).run_boundary(
+            thread, principal.user_id, principal.environment, "start", run_id)
+
+    async def finish_run(self, principal: Principal, thread_id: str, run_id: str,
+                         outcome: Outcome) -> tuple[RunRecord, bool]:
+        thread = _thread(principal, thread_id)
+        return await self._shard_for(thread).run_boundary(
+            thread, principal.user_id, principal.environment, "finish", run_id, outcome)
+
+    async def get_run(self, principal: Principal, thread_id: str,
+                      run_id: str | None) -> RunRecord:
+        thread = _thread(principal, thread_id)
+        found = await self._shard_for(thread).get_run(thread, principal.user_id, run_id)
+        if found is None:
+            what = f"run {run_id}" if run_id else "an open run"
+            raise NotFound(f"thread {thread_id} has no {what}", reason="RUN_NOT_FOUND")
+        return found
 
     async def thread_stats(self, principal: Principal, thread_id: str,
                            after_offset: int = 0) -> ThreadStats | None:

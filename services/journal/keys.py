@@ -10,6 +10,8 @@ big-endian so that keys sort in numeric order.
     c/{account}/{agent}/{tool_call_id}/{thread}  tool call: offsets of call and result
     f/{sequence}                                 change feed entry
     p/{account}/{agent}/{thread}                 purge marker: the thread was deleted
+    r/{account}/{agent}/{thread}/{run_id}        run record (see runs.py)
+    o/{account}/{agent}/{thread}                 the thread has an open run
     s/layout                                     shard index and shard count
 """
 
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 LAYOUT = b"s/layout"
 FEED_PREFIX = b"f/"
+OPEN_RUNS_PREFIX = b"o/"
 
 
 @dataclass(frozen=True)
@@ -91,3 +94,20 @@ def sequence_of(feed_key: bytes) -> int:
 def prefix_end(prefix: bytes) -> bytes:
     """The smallest key greater than every key starting with ``prefix``."""
     return prefix[:-1] + bytes([prefix[-1] + 1])
+
+
+def runs_prefix(thread: ThreadRef) -> bytes:
+    return b"r/" + thread.path + b"/"
+
+
+def run(thread: ThreadRef, run_id: str) -> bytes:
+    return runs_prefix(thread) + run_id.encode()
+
+
+def open_run(thread: ThreadRef) -> bytes:
+    return OPEN_RUNS_PREFIX + thread.path
+
+
+def thread_of_open_run(key: bytes) -> ThreadRef:
+    _, account_id, agent_id, thread_id = key.decode().split("/")
+    return ThreadRef(account_id, agent_id, thread_id)

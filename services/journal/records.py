@@ -10,6 +10,7 @@ from agentmemory.common.v1 import message_pb2
 from libs.errors import AlreadyExists
 from services.journal import keys
 from services.journal.keys import ThreadRef
+from services.journal.runs import Boundary, BoundaryKind, OpenRun, RunRecord
 from services.journal.validation import PreparedMessage
 
 
@@ -19,31 +20,38 @@ def _json(value) -> bytes:
 
 @dataclass(frozen=True)
 class ThreadState:
-    """Owner and counters of a thread; its owner never changes once set."""
+    """Owner, counters and open run of a thread; its owner never changes once set."""
 
     owner_user: str | None
     environment: str
     message_count: int
     token_count: int
+    run: OpenRun | None = None
 
     def visible_to(self, user_id: str | None) -> bool:
         return self.owner_user is None or self.owner_user == user_id
 
-    def after(self, message: message_pb2.Message) -> ThreadState:
+    def after(self, message: message_pb2.Message, now_ms: int) -> ThreadState:
+        """With ``message`` appended (at ``now_ms``: the open run's last activity)."""
+        run = self.run and replace(self.run, last_activity_ms=now_ms)
         return replace(
             self,
             message_count=self.message_count + 1,
             token_count=self.token_count + message.token_count,
+            run=run,
         )
 
     def encode(self) -> bytes:
-        return _json({"u": self.owner_user, "e": self.environment, "n": self.message_count,
-                      "k": self.token_count})
+        state = {"u": self.owner_user, "e": self.environment, "n": self.message_count,
+                 "k": self.token_count}
+        if self.run is not None:
+            state["r"] = self.run.encode()
+        return _json(state)
 
     @classmethod
     def decode(cls, raw: bytes) -> ThreadState:
         state = json.loads(raw)
-        return cls(state["u"], state["e"], state["n"], state["k"])
+        return cls(state["u"], state["e"], state["n"], state["k"], OpenRun.decode(state.get("r")))
 
 
 @dataclass(frozen=True)
@@ -98,29 +106,43 @@ class ToolCallLocation:
 
 @dataclass(frozen=True)
 class FeedEvent:
+    """A message (``boundary`` None) or a run boundary (``message`` None)."""
+
     sequence: int
     shard: int
     thread: ThreadRef
     owner_user: str | None
     environment: str
-    message: message_pb2.Message
+    message: message_pb2.Message | None
+    boundary: Boundary | None = None
 
 
 @dataclass(frozen=True)
 class FeedEntry:
-    """A change-feed row: which message, of which thread and owner."""
+    """A change-feed row: which message (or run boundary), of which thread and owner.
+
+    A boundary carries its run as it was just after the boundary (offset 0)."""
 
     thread: ThreadRef
     offset: int
     owner_user: str | None
     environment: str
+    boundary: Boundary | None = None
 
     def encode(self) -> bytes:
-        return _json({"a": self.thread.account_id, "g": self.thread.agent_id,
-                      "t": self.thread.thread_id, "o": self.offset, "u": self.owner_user,
-                      "e": self.environment})
+        entry = {"a": self.thread.account_id, "g": self.thread.agent_id,
+                 "t": self.thread.thread_id, "o": self.offset, "u": self.owner_user,
+                 "e": self.environment}
+        if self.boundary is not None:
+            entry["b"] = str(self.boundary.kind)
+            entry["r"] = self.boundary.run.to_json()
+        return _json(entry)
 
     @classmethod
     def decode(cls, raw: bytes) -> FeedEntry:
         entry = json.loads(raw)
-        return cls(ThreadRef(entry["a"], entry["g"], entry["t"]), entry["o"], entry["u"], entry["e"])
+        boundary = None
+        if "b" in entry:
+            boundary = Boundary(BoundaryKind(entry["b"]), RunRecord.from_json(entry["r"]))
+        return cls(ThreadRef(entry["a"], entry["g"], entry["t"]), entry["o"], entry["u"],
+                   entry["e"], boundary)

@@ -81,14 +81,40 @@ class JournalServicer(pb_grpc.JournalServiceServicer):
         shard = self._journal.shard(request.shard)
         if request.after_sequence < 0:
             raise InvalidArgument("after_sequence", "must not be negative")
+        content = conversions.feed_content(request.content)
         cursor = request.after_sequence
         while True:
-            events = await shard.read_feed(cursor, FEED_BATCH)
+            events, read_through = await shard.read_feed(cursor, FEED_BATCH, content)
             for event in events:
                 yield conversions.feed_event(event)
-                cursor = event.sequence
-            if not events:
+            if read_through == cursor:
                 await shard.wait_for_feed(cursor, FEED_IDLE_WAKE_SECONDS)
+            cursor = read_through
+
+    async def StartRun(self, request: pb.StartRunRequest, context) -> pb.StartRunResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        run_id = require_id(request.run_id, "run_id")
+        record, deduplicated = await self._journal.start_run(principal, thread_id, run_id)
+        return pb.StartRunResponse(run=conversions.run(thread_id, record),
+                                   deduplicated=deduplicated)
+
+    async def FinishRun(self, request: pb.FinishRunRequest, context) -> pb.FinishRunResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        run_id = require_id(request.run_id, "run_id")
+        outcome = conversions.caller_outcome(request.outcome)
+        record, deduplicated = await self._journal.finish_run(principal, thread_id, run_id,
+                                                              outcome)
+        return pb.FinishRunResponse(run=conversions.run(thread_id, record),
+                                    deduplicated=deduplicated)
+
+    async def GetRun(self, request: pb.GetRunRequest, context) -> pb.GetRunResponse:
+        principal = parse_principal(request.principal)
+        thread_id = require_id(request.thread_id, "thread_id")
+        run_id = require_id(request.run_id, "run_id") if request.run_id else None
+        record = await self._journal.get_run(principal, thread_id, run_id)
+        return pb.GetRunResponse(run=conversions.run(thread_id, record))
 
     async def PurgeThread(self, request: pb.PurgeThreadRequest, context) -> pb.PurgeThreadResponse:
         principal = parse_principal(request.principal)

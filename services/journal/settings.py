@@ -44,8 +44,16 @@ class ShardSettings:
         "Longest wait before buffered appends are flushed durably together (group commit); "
         "on S3 each flush is one PUT request, so raise it (50-100) to cut request costs.",
     )
+    run_idle_timeout_seconds: float = setting(
+        "RUN_IDLE_TIMEOUT_SECONDS",
+        1800.0,
+        "A run with no new message for this long is closed with the outcome timed_out "
+        "(finish time: its last activity plus this timeout).",
+    )
 
     def __post_init__(self) -> None:
+        if not 0.1 <= self.run_idle_timeout_seconds <= 7 * 24 * 3600:
+            raise ValueError(f"{PREFIX}RUN_IDLE_TIMEOUT_SECONDS must be 0.1-604800")
         if not 1 <= self.shard_count <= 1024:
             raise ValueError(f"{PREFIX}SHARD_COUNT must be 1-1024")
         if not 1 <= self.flush_interval_ms <= 10_000:

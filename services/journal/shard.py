@@ -14,6 +14,10 @@ did not acknowledge as durable is ever reported as written. A failed write
 stops the writer altogether (fail-stop): its view can no longer be trusted.
 
 Reads only ever return durable data.
+
+Run boundaries (``runs``) are written by the same committer. The shard keeps
+the idle deadline of every open run in memory (rebuilt from the ``o/``
+markers when it opens) and a sweeper closes the runs whose deadline passed.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 
 from agentmemory.common.v1 import message_pb2
@@ -41,7 +46,13 @@ from slatedb.uniffi import (
 
 from libs.errors import DomainError, FailedPrecondition, NotFound, Unavailable
 from services.journal import keys
-from services.journal.commit import CommitGroup, PendingAppend, PlannedAppend, ThreadStates
+from services.journal.commit import (
+    CommitGroup,
+    PendingAppend,
+    PendingRun,
+    PlannedAppend,
+    ThreadStates,
+)
 from services.journal.keys import ThreadRef
 from services.journal.records import (
     AppendResult,
@@ -51,6 +62,7 @@ from services.journal.records import (
     ThreadStats,
     ToolCallLocation,
 )
+from services.journal.runs import Outcome, RunRecord
 from services.journal.validation import PreparedMessage
 
 logger = logging.getLogger(__name__)
@@ -80,11 +92,23 @@ def fenced_error(shard: int) -> FailedPrecondition:
     )
 
 
+# What a subscription asks for (journal_service.proto's FeedContent).
+MESSAGES, MESSAGES_AND_RUNS, RUNS = 0, 1, 2
+DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000
+
+
 class Shard:
-    def __init__(self, index: int, db: Db, last_sequence: int) -> None:
+    def __init__(self, index: int, db: Db, last_sequence: int, *,
+                 idle_timeout_ms: int = DEFAULT_IDLE_TIMEOUT_MS,
+                 open_runs: dict[ThreadRef, int] | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.index = index
         self._db = db
         self._threads = ThreadStates(db)
+        self._idle_timeout_ms = idle_timeout_ms
+        self._clock = clock
+        # Open runs' idle deadlines (ms since the epoch), for the sweeper.
+        self._deadlines: dict[ThreadRef, int] = dict(open_runs or {})
         self._write_lock = asyncio.Lock()
         self._next_sequence = last_sequence + 1
         self._durable_sequence = last_sequence
@@ -97,10 +121,12 @@ class Shard:
         #: Told (appends, messages) of every batch written (the metrics' flush sizes).
         self.on_commit: Callable[[int, int], None] | None = None
         self._committer = asyncio.create_task(self._commit_forever())
+        self._sweeper = asyncio.create_task(self._sweep_forever())
 
     @classmethod
     async def open(
-        cls, *, index: int, count: int, store: ObjectStore, path: str, flush_interval_ms: int
+        cls, *, index: int, count: int, store: ObjectStore, path: str, flush_interval_ms: int,
+        idle_timeout_ms: int = DEFAULT_IDLE_TIMEOUT_MS, clock: Callable[[], float] = time.time,
     ) -> Shard:
         """Open (and so fence any previous writer of) shard ``index`` of ``count``."""
         settings = Settings.default()
@@ -111,11 +137,14 @@ class Shard:
         try:
             await _check_layout(db, index, count)
             last_sequence = await _last_sequence(db)
+            open_runs = await _open_runs(db, idle_timeout_ms)
         except BaseException:
             await db.shutdown()
             raise
-        logger.info("shard %d open at %s, feed sequence %d", index, path, last_sequence)
-        return cls(index, db, last_sequence)
+        logger.info("shard %d open at %s, feed sequence %d, %d open run(s)", index, path,
+                    last_sequence, len(open_runs))
+        return cls(index, db, last_sequence, idle_timeout_ms=idle_timeout_ms,
+                   open_runs=open_runs, clock=clock)
 
     # -- state ---------------------------------------------------------------
 
@@ -170,6 +199,34 @@ class Shard:
         self._queued.set()
         return await pending.future
 
+    async def run_boundary(self, thread: ThreadRef, user_id: str | None, environment: str,
+                           action: str, run_id: str,
+                           outcome: Outcome | None = None) -> tuple[RunRecord | None, bool]:
+        """Start, finish or expire a run; returns once durable, with (run, deduplicated)."""
+        self._raise_if_failed()
+        pending = PendingRun(thread, user_id, environment, action, run_id, outcome,
+                             asyncio.get_running_loop().create_future())
+        self._queue.append(pending)
+        self._queued.set()
+        return await pending.future
+
+    def _sweep_interval(self) -> float:
+        return min(1.0, self._idle_timeout_ms / 4000)
+
+    async def _sweep_forever(self) -> None:
+        """Close the open runs whose idle deadline passed (see ``runs``)."""
+        while self._failure is None:
+            await asyncio.sleep(self._sweep_interval())
+            now_ms = int(self._clock() * 1000)
+            due = [t for t, deadline in self._deadlines.items() if deadline <= now_ms]
+            results = await asyncio.gather(
+                *(self.run_boundary(t, None, "", "expire", "") for t in due),
+                return_exceptions=True)
+            for thread, result in zip(due, results, strict=True):
+                if isinstance(result, DomainError) and self._failure is None:
+                    logger.warning("shard %d: closing the idle run of %s failed: %s", self.index,
+                                   thread.thread_id, result.message)
+
     async def _commit_forever(self) -> None:
         while True:
             await self._queued.wait()
@@ -186,7 +243,9 @@ class Shard:
             if self._failure is not None:
                 _reject(pendings, self._failure)
                 return
-            group = CommitGroup(self._db, self._threads, self._next_sequence)
+            group = CommitGroup(self._db, self._threads, self._next_sequence,
+                                now_ms=int(self._clock() * 1000),
+                                idle_timeout_ms=self._idle_timeout_ms)
             planned: list[PlannedAppend] = []
             try:
                 for pending in pendings:
@@ -210,6 +269,11 @@ class Shard:
             group.remember_states()
             if batch is not None and self.on_commit is not None:
                 self.on_commit(len(planned), group.next_sequence - self._next_sequence)
+            for thread, run in group.open_runs():
+                if run is None:
+                    self._deadlines.pop(thread, None)
+                else:
+                    self._deadlines[thread] = run.deadline_ms(self._idle_timeout_ms)
             self._next_sequence = group.next_sequence
         settle = asyncio.create_task(self._settle(handle, self._next_sequence - 1, planned))
         self._settling.add(settle)
@@ -223,7 +287,7 @@ class Shard:
             _reject([p.pending for p in planned], error)
             return
         for outcome in planned:
-            outcome.pending.settle((outcome.results, outcome.last_offset))
+            outcome.pending.settle(outcome.answer())
 
     async def _await_durable(self, handle, sequence: int) -> None:
         if handle is not None:
@@ -367,9 +431,11 @@ class Shard:
                     batch.delete(keys.tool_call(thread, call.id))
                 batch.delete(key)
                 removed += 1
-            ids = keys.message_ids_prefix(thread)
-            for key, _ in await self._scan(ids, keys.prefix_end(ids), 10**9, durable=False):
-                batch.delete(key)
+            for prefix in (keys.message_ids_prefix(thread), keys.runs_prefix(thread)):
+                for key, _ in await self._scan(prefix, keys.prefix_end(prefix), 10**9,
+                                               durable=False):
+                    batch.delete(key)
+            batch.delete(keys.open_run(thread))
             batch.delete(keys.thread_state(thread))
             batch.put(keys.purged(thread), b"{}")
             try:
@@ -379,21 +445,48 @@ class Shard:
                 self._fail(error)
                 raise error from exc
             self._threads.forget(thread)
+            self._deadlines.pop(thread, None)
         await self._await_durable(handle, self._next_sequence - 1)
         return removed
 
+    # -- runs ------------------------------------------------------------------
+
+    async def get_run(self, thread: ThreadRef, user_id: str | None,
+                      run_id: str | None) -> RunRecord | None:
+        """A durable run of the thread, or its open run when ``run_id`` is None."""
+        state = await self.thread_state(thread, user_id)
+        if state is None:
+            return None
+        if state.run is not None and (run_id is None or run_id == state.run.run_id):
+            return RunRecord.opened(state.run, state.message_count)
+        if run_id is None:
+            return None
+        raw = await self._guard(self._db.get_with_options(keys.run(thread, run_id),
+                                                          _DURABLE_READ))
+        return None if raw is None else RunRecord.decode(raw)
+
     # -- change feed ---------------------------------------------------------
 
-    async def read_feed(self, after_sequence: int, limit: int) -> list[FeedEvent]:
-        """Durable feed events with a sequence greater than ``after_sequence``."""
+    async def read_feed(self, after_sequence: int, limit: int,
+                        content: int = MESSAGES) -> tuple[list[FeedEvent], int]:
+        """Durable feed events with a sequence greater than ``after_sequence`` of the kind
+        ``content`` asks for, and the last sequence read (the next cursor)."""
         self._raise_if_feed_closed()
         last = min(self._durable_sequence, after_sequence + limit)
         if last <= after_sequence:
-            return []
+            return [], after_sequence
         rows = await self._scan(keys.feed(after_sequence + 1), keys.feed(last + 1), limit)
         events = []
         for key, value in rows:
             entry = FeedEntry.decode(value)
+            if not _wanted(entry, content):
+                continue
+            if entry.boundary is not None:
+                if not await self._is_purged(entry.thread):
+                    events.append(FeedEvent(keys.sequence_of(key), self.index, entry.thread,
+                                            entry.owner_user, entry.environment, None,
+                                            entry.boundary))
+                continue
             message = await self.message_at(entry.thread, entry.offset)
             if message is None and await self._is_purged(entry.thread):
                 continue  # the thread was purged: its events are gone with it
@@ -404,7 +497,7 @@ class Shard:
                 )
             events.append(FeedEvent(keys.sequence_of(key), self.index, entry.thread,
                                     entry.owner_user, entry.environment, message))
-        return events
+        return events, last
 
     async def wait_for_feed(self, after_sequence: int, timeout: float) -> None:
         """Return once the durable sequence passes ``after_sequence`` (or on timeout)."""
@@ -434,11 +527,13 @@ class Shard:
         if self._failure is None:
             self._failure = _shutting_down()
             self._wake()
+        self._sweeper.cancel()
         async with self._write_lock:  # the group being written completes first
             self._committer.cancel()
             _reject(self._queue, self._failure)
             self._queue = []
-        await asyncio.gather(self._committer, *self._settling, return_exceptions=True)
+        await asyncio.gather(self._committer, self._sweeper, *self._settling,
+                             return_exceptions=True)
         try:
             await self._db.shutdown()
         except Error.Closed:
@@ -474,6 +569,10 @@ def _reject(pendings: list[PendingAppend], error: DomainError) -> None:
         pending.settle(error=error)
 
 
+def _wanted(entry: FeedEntry, content: int) -> bool:
+    return content != RUNS if entry.boundary is None else content != MESSAGES
+
+
 def _message(raw: bytes) -> message_pb2.Message:
     return message_pb2.Message.FromString(raw)
 
@@ -501,3 +600,21 @@ async def _last_sequence(db: Db) -> int:
     iterator = await db.scan_with_options(feed_range, _scan_options(IterationOrder.DESCENDING))
     rows = await iterator.next_batch(1)
     return keys.sequence_of(rows[0].key) if rows else 0
+
+
+async def _open_runs(db: Db, idle_timeout_ms: int) -> dict[ThreadRef, int]:
+    """The idle deadline of every open run, from the open-run markers and thread states."""
+    marker_range = KeyRange(
+        start=keys.OPEN_RUNS_PREFIX, start_inclusive=True,
+        end=keys.prefix_end(keys.OPEN_RUNS_PREFIX), end_inclusive=False,
+    )
+    iterator = await db.scan_with_options(marker_range, _scan_options())
+    deadlines: dict[ThreadRef, int] = {}
+    while batch := await iterator.next_batch(1000):
+        for row in batch:
+            thread = keys.thread_of_open_run(row.key)
+            raw = await db.get(keys.thread_state(thread))
+            state = None if raw is None else ThreadState.decode(raw)
+            if state is not None and state.run is not None:
+                deadlines[thread] = state.run.deadline_ms(idle_timeout_ms)
+    return deadlines

@@ -80,6 +80,8 @@ def _check_message(message: message_pb2.Message, field: str) -> None:
         require_id(message.tool_call_id, f"{field}.tool_call_id")
     if message.tool_calls:
         _check_tool_calls(message, field)
+    if message.run_id:
+        require_id(message.run_id, f"{field}.run_id")
 
 
 def _check_tool_calls(message: message_pb2.Message, field: str) -> None:

@@ -25,6 +25,8 @@ class FakeModel:
     requests: list[dict] = field(default_factory=list)
     fail: Callable[[dict], bool] = field(default=lambda request: False)
     facts: list[dict] = field(default_factory=list)
+    # What extraction after a run gets (agent memory's run_facts prompt).
+    run_facts: list[dict] = field(default_factory=list)
     delay_seconds: float = 0.0  # how long each chat completion takes
     _server: ThreadingHTTPServer | None = None
 
@@ -80,6 +82,8 @@ class FakeModel:
         system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
         if "durable facts" in system:
             content = json.dumps(self.facts)
+        elif "one finished run" in system:
+            content = json.dumps(self.run_facts)
         else:
             offsets = re.findall(r"\(#(\d+)\)", user)
             previous = re.search(r"<previous_summary>\n(.*?)\n</previous_summary>", user, re.S)

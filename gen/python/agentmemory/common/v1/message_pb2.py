@@ -26,19 +26,19 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#agentmemory/common/v1/message.proto\x12\x15\x61gentmemory.common.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"~\n\x08ToolCall\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\targuments\x18\x03 \x01(\t\x12\x0e\n\x06result\x18\x04 \x01(\t\x12\x35\n\x06status\x18\x05 \x01(\x0e\x32%.agentmemory.common.v1.ToolCallStatus\"\xaf\x02\n\x07Message\x12\n\n\x02id\x18\x01 \x01(\t\x12)\n\x04role\x18\x02 \x01(\x0e\x32\x1b.agentmemory.common.v1.Role\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\x12\x11\n\treasoning\x18\x04 \x01(\t\x12\x33\n\ntool_calls\x18\x05 \x03(\x0b\x32\x1f.agentmemory.common.v1.ToolCall\x12\x14\n\x0ctool_call_id\x18\x06 \x01(\t\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0btoken_count\x18\x08 \x01(\x05\x12)\n\x08metadata\x18\t \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0e\n\x06offset\x18\n \x01(\x03*_\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\r\n\tROLE_USER\x10\x01\x12\x12\n\x0eROLE_ASSISTANT\x10\x02\x12\x0f\n\x0bROLE_SYSTEM\x10\x03\x12\r\n\tROLE_TOOL\x10\x04*\x8d\x01\n\x0eToolCallStatus\x12 \n\x1cTOOL_CALL_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18TOOL_CALL_STATUS_PENDING\x10\x01\x12\x1e\n\x1aTOOL_CALL_STATUS_SUCCEEDED\x10\x02\x12\x1b\n\x17TOOL_CALL_STATUS_FAILED\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#agentmemory/common/v1/message.proto\x12\x15\x61gentmemory.common.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"~\n\x08ToolCall\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\targuments\x18\x03 \x01(\t\x12\x0e\n\x06result\x18\x04 \x01(\t\x12\x35\n\x06status\x18\x05 \x01(\x0e\x32%.agentmemory.common.v1.ToolCallStatus\"\xbf\x02\n\x07Message\x12\n\n\x02id\x18\x01 \x01(\t\x12)\n\x04role\x18\x02 \x01(\x0e\x32\x1b.agentmemory.common.v1.Role\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\x12\x11\n\treasoning\x18\x04 \x01(\t\x12\x33\n\ntool_calls\x18\x05 \x03(\x0b\x32\x1f.agentmemory.common.v1.ToolCall\x12\x14\n\x0ctool_call_id\x18\x06 \x01(\t\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0btoken_count\x18\x08 \x01(\x05\x12)\n\x08metadata\x18\t \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0e\n\x06offset\x18\n \x01(\x03\x12\x0e\n\x06run_id\x18\x0b \x01(\t*_\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\r\n\tROLE_USER\x10\x01\x12\x12\n\x0eROLE_ASSISTANT\x10\x02\x12\x0f\n\x0bROLE_SYSTEM\x10\x03\x12\r\n\tROLE_TOOL\x10\x04*\x8d\x01\n\x0eToolCallStatus\x12 \n\x1cTOOL_CALL_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18TOOL_CALL_STATUS_PENDING\x10\x01\x12\x1e\n\x1aTOOL_CALL_STATUS_SUCCEEDED\x10\x02\x12\x1b\n\x17TOOL_CALL_STATUS_FAILED\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentmemory.common.v1.message_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ROLE']._serialized_start=559
-  _globals['_ROLE']._serialized_end=654
-  _globals['_TOOLCALLSTATUS']._serialized_start=657
-  _globals['_TOOLCALLSTATUS']._serialized_end=798
+  _globals['_ROLE']._serialized_start=575
+  _globals['_ROLE']._serialized_end=670
+  _globals['_TOOLCALLSTATUS']._serialized_start=673
+  _globals['_TOOLCALLSTATUS']._serialized_end=814
   _globals['_TOOLCALL']._serialized_start=125
   _globals['_TOOLCALL']._serialized_end=251
   _globals['_MESSAGE']._serialized_start=254
-  _globals['_MESSAGE']._serialized_end=557
+  _globals['_MESSAGE']._serialized_end=573
 # @@protoc_insertion_point(module_scope)

@@ -64,16 +64,20 @@ class ToolDefinition(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., parameters: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class BuildContextRequest(_message.Message):
-    __slots__ = ("caller", "thread_id", "thread_metadata", "delegated")
+    __slots__ = ("caller", "thread_id", "thread_metadata", "delegated", "task", "run_id")
     CALLER_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     THREAD_METADATA_FIELD_NUMBER: _ClassVar[int]
     DELEGATED_FIELD_NUMBER: _ClassVar[int]
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
     caller: Caller
     thread_id: str
     thread_metadata: _struct_pb2.Struct
     delegated: bool
-    def __init__(self, caller: _Optional[_Union[Caller, _Mapping]] = ..., thread_id: _Optional[str] = ..., thread_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., delegated: _Optional[bool] = ...) -> None: ...
+    task: str
+    run_id: str
+    def __init__(self, caller: _Optional[_Union[Caller, _Mapping]] = ..., thread_id: _Optional[str] = ..., thread_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., delegated: _Optional[bool] = ..., task: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
 
 class BuildContextResponse(_message.Message):
     __slots__ = ("messages", "tools")

@@ -24,51 +24,66 @@ _sym_db = _symbol_database.Default()
 
 from agentmemory.common.v1 import message_pb2 as agentmemory_dot_common_dot_v1_dot_message__pb2
 from agentmemory.common.v1 import principal_pb2 as agentmemory_dot_common_dot_v1_dot_principal__pb2
+from agentmemory.common.v1 import run_pb2 as agentmemory_dot_common_dot_v1_dot_run__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n,agentmemory/journal/v1/journal_service.proto\x12\x16\x61gentmemory.journal.v1\x1a#agentmemory/common/v1/message.proto\x1a%agentmemory/common/v1/principal.proto\"\x89\x01\n\rAppendRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\"H\n\x0c\x41ppendResult\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x14\n\x0c\x64\x65\x64uplicated\x18\x03 \x01(\x08\"\\\n\x0e\x41ppendResponse\x12\x35\n\x07results\x18\x01 \x03(\x0b\x32$.agentmemory.journal.v1.AppendResult\x12\x13\n\x0blast_offset\x18\x02 \x01(\x03\"j\n\x11ReadRecentRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\"F\n\x12ReadRecentResponse\x12\x30\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\"\x96\x01\n\x10ReadRangeRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x13\n\x0b\x66rom_offset\x18\x03 \x01(\x03\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x12\n\npage_token\x18\x05 \x01(\t\"^\n\x11ReadRangeResponse\x12\x30\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x92\x01\n\x12GetToolCallRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\tthread_id\x18\x03 \x01(\t\x12\x0e\n\x06offset\x18\x04 \x01(\x03\x12\x0e\n\x06length\x18\x05 \x01(\x05\"\xe2\x01\n\x13GetToolCallResponse\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x12\n\ntotal_size\x18\x02 \x01(\x03\x12\x13\n\x0bnext_offset\x18\x03 \x01(\x03\x12\x10\n\x08has_more\x18\x04 \x01(\x08\x12\x11\n\tthread_id\x18\x05 \x01(\t\x12\x12\n\nmessage_id\x18\x06 \x01(\t\x12\x16\n\x0emessage_offset\x18\x07 \x01(\x03\x12\x0c\n\x04name\x18\x08 \x01(\t\x12\x35\n\x06status\x18\t \x01(\x0e\x32%.agentmemory.common.v1.ToolCallStatus\"u\n\x15GetThreadStatsRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x14\n\x0c\x61\x66ter_offset\x18\x03 \x01(\x03\"\xb8\x01\n\x16GetThreadStatsResponse\x12\x15\n\rmessage_count\x18\x01 \x01(\x03\x12\x13\n\x0blast_offset\x18\x02 \x01(\x03\x12\x13\n\x0btoken_count\x18\x03 \x01(\x03\x12\x16\n\x0emessages_after\x18\x04 \x01(\x03\x12\x14\n\x0ctokens_after\x18\x05 \x01(\x03\x12/\n\x05owner\x18\x06 \x01(\x0b\x32 .agentmemory.common.v1.Principal\"9\n\x10SubscribeRequest\x12\r\n\x05shard\x18\x01 \x01(\x05\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03\"\xad\x01\n\x11SubscribeResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\r\n\x05shard\x18\x02 \x01(\x05\x12\x33\n\tprincipal\x18\x03 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x04 \x01(\t\x12/\n\x07message\x18\x05 \x01(\x0b\x32\x1e.agentmemory.common.v1.Message\"\x17\n\x15\x44\x65scribeShardsRequest\"F\n\tShardInfo\x12\r\n\x05shard\x18\x01 \x01(\x05\x12\x18\n\x10\x64urable_sequence\x18\x02 \x01(\x03\x12\x10\n\x08writable\x18\x03 \x01(\x08\"`\n\x16\x44\x65scribeShardsResponse\x12\x13\n\x0bshard_count\x18\x01 \x01(\x05\x12\x31\n\x06shards\x18\x02 \x03(\x0b\x32!.agentmemory.journal.v1.ShardInfo\"\\\n\x12PurgeThreadRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"/\n\x13PurgeThreadResponse\x12\x18\n\x10\x64\x65leted_messages\x18\x01 \x01(\x03\x32\xc6\x06\n\x0eJournalService\x12W\n\x06\x41ppend\x12%.agentmemory.journal.v1.AppendRequest\x1a&.agentmemory.journal.v1.AppendResponse\x12\x63\n\nReadRecent\x12).agentmemory.journal.v1.ReadRecentRequest\x1a*.agentmemory.journal.v1.ReadRecentResponse\x12`\n\tReadRange\x12(.agentmemory.journal.v1.ReadRangeRequest\x1a).agentmemory.journal.v1.ReadRangeResponse\x12\x66\n\x0bGetToolCall\x12*.agentmemory.journal.v1.GetToolCallRequest\x1a+.agentmemory.journal.v1.GetToolCallResponse\x12o\n\x0eGetThreadStats\x12-.agentmemory.journal.v1.GetThreadStatsRequest\x1a..agentmemory.journal.v1.GetThreadStatsResponse\x12\x62\n\tSubscribe\x12(.agentmemory.journal.v1.SubscribeRequest\x1a).agentmemory.journal.v1.SubscribeResponse0\x01\x12o\n\x0e\x44\x65scribeShards\x12-.agentmemory.journal.v1.DescribeShardsRequest\x1a..agentmemory.journal.v1.DescribeShardsResponse\x12\x66\n\x0bPurgeThread\x12*.agentmemory.journal.v1.PurgeThreadRequest\x1a+.agentmemory.journal.v1.PurgeThreadResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n,agentmemory/journal/v1/journal_service.proto\x12\x16\x61gentmemory.journal.v1\x1a#agentmemory/common/v1/message.proto\x1a%agentmemory/common/v1/principal.proto\x1a\x1f\x61gentmemory/common/v1/run.proto\"\x89\x01\n\rAppendRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\"H\n\x0c\x41ppendResult\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x14\n\x0c\x64\x65\x64uplicated\x18\x03 \x01(\x08\"\\\n\x0e\x41ppendResponse\x12\x35\n\x07results\x18\x01 \x03(\x0b\x32$.agentmemory.journal.v1.AppendResult\x12\x13\n\x0blast_offset\x18\x02 \x01(\x03\"j\n\x11ReadRecentRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\"F\n\x12ReadRecentResponse\x12\x30\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\"\x96\x01\n\x10ReadRangeRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x13\n\x0b\x66rom_offset\x18\x03 \x01(\x03\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x12\n\npage_token\x18\x05 \x01(\t\"^\n\x11ReadRangeResponse\x12\x30\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x92\x01\n\x12GetToolCallRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\tthread_id\x18\x03 \x01(\t\x12\x0e\n\x06offset\x18\x04 \x01(\x03\x12\x0e\n\x06length\x18\x05 \x01(\x05\"\xe2\x01\n\x13GetToolCallResponse\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x12\n\ntotal_size\x18\x02 \x01(\x03\x12\x13\n\x0bnext_offset\x18\x03 \x01(\x03\x12\x10\n\x08has_more\x18\x04 \x01(\x08\x12\x11\n\tthread_id\x18\x05 \x01(\t\x12\x12\n\nmessage_id\x18\x06 \x01(\t\x12\x16\n\x0emessage_offset\x18\x07 \x01(\x03\x12\x0c\n\x04name\x18\x08 \x01(\t\x12\x35\n\x06status\x18\t \x01(\x0e\x32%.agentmemory.common.v1.ToolCallStatus\"u\n\x15GetThreadStatsRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x14\n\x0c\x61\x66ter_offset\x18\x03 \x01(\x03\"\xb8\x01\n\x16GetThreadStatsResponse\x12\x15\n\rmessage_count\x18\x01 \x01(\x03\x12\x13\n\x0blast_offset\x18\x02 \x01(\x03\x12\x13\n\x0btoken_count\x18\x03 \x01(\x03\x12\x16\n\x0emessages_after\x18\x04 \x01(\x03\x12\x14\n\x0ctokens_after\x18\x05 \x01(\x03\x12/\n\x05owner\x18\x06 \x01(\x0b\x32 .agentmemory.common.v1.Principal\"o\n\x10SubscribeRequest\x12\r\n\x05shard\x18\x01 \x01(\x05\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03\x12\x34\n\x07\x63ontent\x18\x03 \x01(\x0e\x32#.agentmemory.journal.v1.FeedContent\"\xe7\x01\n\x11SubscribeResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\r\n\x05shard\x18\x02 \x01(\x05\x12\x33\n\tprincipal\x18\x03 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x04 \x01(\t\x12/\n\x07message\x18\x05 \x01(\x0b\x32\x1e.agentmemory.common.v1.Message\x12\x38\n\x0crun_boundary\x18\x06 \x01(\x0b\x32\".agentmemory.common.v1.RunBoundary\"\x17\n\x15\x44\x65scribeShardsRequest\"F\n\tShardInfo\x12\r\n\x05shard\x18\x01 \x01(\x05\x12\x18\n\x10\x64urable_sequence\x18\x02 \x01(\x03\x12\x10\n\x08writable\x18\x03 \x01(\x08\"`\n\x16\x44\x65scribeShardsResponse\x12\x13\n\x0bshard_count\x18\x01 \x01(\x05\x12\x31\n\x06shards\x18\x02 \x03(\x0b\x32!.agentmemory.journal.v1.ShardInfo\"\\\n\x12PurgeThreadRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"/\n\x13PurgeThreadResponse\x12\x18\n\x10\x64\x65leted_messages\x18\x01 \x01(\x03\"i\n\x0fStartRunRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x0e\n\x06run_id\x18\x03 \x01(\t\"Q\n\x10StartRunResponse\x12\'\n\x03run\x18\x01 \x01(\x0b\x32\x1a.agentmemory.common.v1.Run\x12\x14\n\x0c\x64\x65\x64uplicated\x18\x02 \x01(\x08\"\x9e\x01\n\x10\x46inishRunRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x0e\n\x06run_id\x18\x03 \x01(\t\x12\x32\n\x07outcome\x18\x04 \x01(\x0e\x32!.agentmemory.common.v1.RunOutcome\"R\n\x11\x46inishRunResponse\x12\'\n\x03run\x18\x01 \x01(\x0b\x32\x1a.agentmemory.common.v1.Run\x12\x14\n\x0c\x64\x65\x64uplicated\x18\x02 \x01(\x08\"g\n\rGetRunRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x0e\n\x06run_id\x18\x03 \x01(\t\"9\n\x0eGetRunResponse\x12\'\n\x03run\x18\x01 \x01(\x0b\x32\x1a.agentmemory.common.v1.Run*f\n\x0b\x46\x65\x65\x64\x43ontent\x12\x1c\n\x18\x46\x45\x45\x44_CONTENT_UNSPECIFIED\x10\x00\x12\"\n\x1e\x46\x45\x45\x44_CONTENT_MESSAGES_AND_RUNS\x10\x01\x12\x15\n\x11\x46\x45\x45\x44_CONTENT_RUNS\x10\x02\x32\xe0\x08\n\x0eJournalService\x12W\n\x06\x41ppend\x12%.agentmemory.journal.v1.AppendRequest\x1a&.agentmemory.journal.v1.AppendResponse\x12\x63\n\nReadRecent\x12).agentmemory.journal.v1.ReadRecentRequest\x1a*.agentmemory.journal.v1.ReadRecentResponse\x12`\n\tReadRange\x12(.agentmemory.journal.v1.ReadRangeRequest\x1a).agentmemory.journal.v1.ReadRangeResponse\x12\x66\n\x0bGetToolCall\x12*.agentmemory.journal.v1.GetToolCallRequest\x1a+.agentmemory.journal.v1.GetToolCallResponse\x12o\n\x0eGetThreadStats\x12-.agentmemory.journal.v1.GetThreadStatsRequest\x1a..agentmemory.journal.v1.GetThreadStatsResponse\x12\x62\n\tSubscribe\x12(.agentmemory.journal.v1.SubscribeRequest\x1a).agentmemory.journal.v1.SubscribeResponse0\x01\x12o\n\x0e\x44\x65scribeShards\x12-.agentmemory.journal.v1.DescribeShardsRequest\x1a..agentmemory.journal.v1.DescribeShardsResponse\x12\x66\n\x0bPurgeThread\x12*.agentmemory.journal.v1.PurgeThreadRequest\x1a+.agentmemory.journal.v1.PurgeThreadResponse\x12]\n\x08StartRun\x12\'.agentmemory.journal.v1.StartRunRequest\x1a(.agentmemory.journal.v1.StartRunResponse\x12`\n\tFinishRun\x12(.agentmemory.journal.v1.FinishRunRequest\x1a).agentmemory.journal.v1.FinishRunResponse\x12W\n\x06GetRun\x12%.agentmemory.journal.v1.GetRunRequest\x1a&.agentmemory.journal.v1.GetRunResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentmemory.journal.v1.journal_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_APPENDREQUEST']._serialized_start=149
-  _globals['_APPENDREQUEST']._serialized_end=286
-  _globals['_APPENDRESULT']._serialized_start=288
-  _globals['_APPENDRESULT']._serialized_end=360
-  _globals['_APPENDRESPONSE']._serialized_start=362
-  _globals['_APPENDRESPONSE']._serialized_end=454
-  _globals['_READRECENTREQUEST']._serialized_start=456
-  _globals['_READRECENTREQUEST']._serialized_end=562
-  _globals['_READRECENTRESPONSE']._serialized_start=564
-  _globals['_READRECENTRESPONSE']._serialized_end=634
-  _globals['_READRANGEREQUEST']._serialized_start=637
-  _globals['_READRANGEREQUEST']._serialized_end=787
-  _globals['_READRANGERESPONSE']._serialized_start=789
-  _globals['_READRANGERESPONSE']._serialized_end=883
-  _globals['_GETTOOLCALLREQUEST']._serialized_start=886
-  _globals['_GETTOOLCALLREQUEST']._serialized_end=1032
-  _globals['_GETTOOLCALLRESPONSE']._serialized_start=1035
-  _globals['_GETTOOLCALLRESPONSE']._serialized_end=1261
-  _globals['_GETTHREADSTATSREQUEST']._serialized_start=1263
-  _globals['_GETTHREADSTATSREQUEST']._serialized_end=1380
-  _globals['_GETTHREADSTATSRESPONSE']._serialized_start=1383
-  _globals['_GETTHREADSTATSRESPONSE']._serialized_end=1567
-  _globals['_SUBSCRIBEREQUEST']._serialized_start=1569
-  _globals['_SUBSCRIBEREQUEST']._serialized_end=1626
-  _globals['_SUBSCRIBERESPONSE']._serialized_start=1629
-  _globals['_SUBSCRIBERESPONSE']._serialized_end=1802
-  _globals['_DESCRIBESHARDSREQUEST']._serialized_start=1804
-  _globals['_DESCRIBESHARDSREQUEST']._serialized_end=1827
-  _globals['_SHARDINFO']._serialized_start=1829
-  _globals['_SHARDINFO']._serialized_end=1899
-  _globals['_DESCRIBESHARDSRESPONSE']._serialized_start=1901
-  _globals['_DESCRIBESHARDSRESPONSE']._serialized_end=1997
-  _globals['_PURGETHREADREQUEST']._serialized_start=1999
-  _globals['_PURGETHREADREQUEST']._serialized_end=2091
-  _globals['_PURGETHREADRESPONSE']._serialized_start=2093
-  _globals['_PURGETHREADRESPONSE']._serialized_end=2140
-  _globals['_JOURNALSERVICE']._serialized_start=2143
-  _globals['_JOURNALSERVICE']._serialized_end=2981
+  _globals['_FEEDCONTENT']._serialized_start=2886
+  _globals['_FEEDCONTENT']._serialized_end=2988
+  _globals['_APPENDREQUEST']._serialized_start=182
+  _globals['_APPENDREQUEST']._serialized_end=319
+  _globals['_APPENDRESULT']._serialized_start=321
+  _globals['_APPENDRESULT']._serialized_end=393
+  _globals['_APPENDRESPONSE']._serialized_start=395
+  _globals['_APPENDRESPONSE']._serialized_end=487
+  _globals['_READRECENTREQUEST']._serialized_start=489
+  _globals['_READRECENTREQUEST']._serialized_end=595
+  _globals['_READRECENTRESPONSE']._serialized_start=597
+  _globals['_READRECENTRESPONSE']._serialized_end=667
+  _globals['_READRANGEREQUEST']._serialized_start=670
+  _globals['_READRANGEREQUEST']._serialized_end=820
+  _globals['_READRANGERESPONSE']._serialized_start=822
+  _globals['_READRANGERESPONSE']._serialized_end=916
+  _globals['_GETTOOLCALLREQUEST']._serialized_start=919
+  _globals['_GETTOOLCALLREQUEST']._serialized_end=1065
+  _globals['_GETTOOLCALLRESPONSE']._serialized_start=1068
+  _globals['_GETTOOLCALLRESPONSE']._serialized_end=1294
+  _globals['_GETTHREADSTATSREQUEST']._serialized_start=1296
+  _globals['_GETTHREADSTATSREQUEST']._serialized_end=1413
+  _globals['_GETTHREADSTATSRESPONSE']._serialized_start=1416
+  _globals['_GETTHREADSTATSRESPONSE']._serialized_end=1600
+  _globals['_SUBSCRIBEREQUEST']._serialized_start=1602
+  _globals['_SUBSCRIBEREQUEST']._serialized_end=1713
+  _globals['_SUBSCRIBERESPONSE']._serialized_start=1716
+  _globals['_SUBSCRIBERESPONSE']._serialized_end=1947
+  _globals['_DESCRIBESHARDSREQUEST']._serialized_start=1949
+  _globals['_DESCRIBESHARDSREQUEST']._serialized_end=1972
+  _globals['_SHARDINFO']._serialized_start=1974
+  _globals['_SHARDINFO']._serialized_end=2044
+  _globals['_DESCRIBESHARDSRESPONSE']._serialized_start=2046
+  _globals['_DESCRIBESHARDSRESPONSE']._serialized_end=2142
+  _globals['_PURGETHREADREQUEST']._serialized_start=2144
+  _globals['_PURGETHREADREQUEST']._serialized_end=2236
+  _globals['_PURGETHREADRESPONSE']._serialized_start=2238
+  _globals['_PURGETHREADRESPONSE']._serialized_end=2285
+  _globals['_STARTRUNREQUEST']._serialized_start=2287
+  _globals['_STARTRUNREQUEST']._serialized_end=2392
+  _globals['_STARTRUNRESPONSE']._serialized_start=2394
+  _globals['_STARTRUNRESPONSE']._serialized_end=2475
+  _globals['_FINISHRUNREQUEST']._serialized_start=2478
+  _globals['_FINISHRUNREQUEST']._serialized_end=2636
+  _globals['_FINISHRUNRESPONSE']._serialized_start=2638
+  _globals['_FINISHRUNRESPONSE']._serialized_end=2720
+  _globals['_GETRUNREQUEST']._serialized_start=2722
+  _globals['_GETRUNREQUEST']._serialized_end=2825
+  _globals['_GETRUNRESPONSE']._serialized_start=2827
+  _globals['_GETRUNRESPONSE']._serialized_end=2884
+  _globals['_JOURNALSERVICE']._serialized_start=2991
+  _globals['_JOURNALSERVICE']._serialized_end=4111
 # @@protoc_insertion_point(module_scope)

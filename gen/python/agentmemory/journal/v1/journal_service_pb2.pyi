@@ -1,12 +1,23 @@
 from agentmemory.common.v1 import message_pb2 as _message_pb2
 from agentmemory.common.v1 import principal_pb2 as _principal_pb2
+from agentmemory.common.v1 import run_pb2 as _run_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class FeedContent(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FEED_CONTENT_UNSPECIFIED: _ClassVar[FeedContent]
+    FEED_CONTENT_MESSAGES_AND_RUNS: _ClassVar[FeedContent]
+    FEED_CONTENT_RUNS: _ClassVar[FeedContent]
+FEED_CONTENT_UNSPECIFIED: FeedContent
+FEED_CONTENT_MESSAGES_AND_RUNS: FeedContent
+FEED_CONTENT_RUNS: FeedContent
 
 class AppendRequest(_message.Message):
     __slots__ = ("principal", "thread_id", "messages")
@@ -137,26 +148,30 @@ class GetThreadStatsResponse(_message.Message):
     def __init__(self, message_count: _Optional[int] = ..., last_offset: _Optional[int] = ..., token_count: _Optional[int] = ..., messages_after: _Optional[int] = ..., tokens_after: _Optional[int] = ..., owner: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ...) -> None: ...
 
 class SubscribeRequest(_message.Message):
-    __slots__ = ("shard", "after_sequence")
+    __slots__ = ("shard", "after_sequence", "content")
     SHARD_FIELD_NUMBER: _ClassVar[int]
     AFTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
     shard: int
     after_sequence: int
-    def __init__(self, shard: _Optional[int] = ..., after_sequence: _Optional[int] = ...) -> None: ...
+    content: FeedContent
+    def __init__(self, shard: _Optional[int] = ..., after_sequence: _Optional[int] = ..., content: _Optional[_Union[FeedContent, str]] = ...) -> None: ...
 
 class SubscribeResponse(_message.Message):
-    __slots__ = ("sequence", "shard", "principal", "thread_id", "message")
+    __slots__ = ("sequence", "shard", "principal", "thread_id", "message", "run_boundary")
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     SHARD_FIELD_NUMBER: _ClassVar[int]
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    RUN_BOUNDARY_FIELD_NUMBER: _ClassVar[int]
     sequence: int
     shard: int
     principal: _principal_pb2.Principal
     thread_id: str
     message: _message_pb2.Message
-    def __init__(self, sequence: _Optional[int] = ..., shard: _Optional[int] = ..., principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., message: _Optional[_Union[_message_pb2.Message, _Mapping]] = ...) -> None: ...
+    run_boundary: _run_pb2.RunBoundary
+    def __init__(self, sequence: _Optional[int] = ..., shard: _Optional[int] = ..., principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., message: _Optional[_Union[_message_pb2.Message, _Mapping]] = ..., run_boundary: _Optional[_Union[_run_pb2.RunBoundary, _Mapping]] = ...) -> None: ...
 
 class DescribeShardsRequest(_message.Message):
     __slots__ = ()
@@ -193,3 +208,57 @@ class PurgeThreadResponse(_message.Message):
     DELETED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
     deleted_messages: int
     def __init__(self, deleted_messages: _Optional[int] = ...) -> None: ...
+
+class StartRunRequest(_message.Message):
+    __slots__ = ("principal", "thread_id", "run_id")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    thread_id: str
+    run_id: str
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
+
+class StartRunResponse(_message.Message):
+    __slots__ = ("run", "deduplicated")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    DEDUPLICATED_FIELD_NUMBER: _ClassVar[int]
+    run: _run_pb2.Run
+    deduplicated: bool
+    def __init__(self, run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deduplicated: _Optional[bool] = ...) -> None: ...
+
+class FinishRunRequest(_message.Message):
+    __slots__ = ("principal", "thread_id", "run_id", "outcome")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    thread_id: str
+    run_id: str
+    outcome: _run_pb2.RunOutcome
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., run_id: _Optional[str] = ..., outcome: _Optional[_Union[_run_pb2.RunOutcome, str]] = ...) -> None: ...
+
+class FinishRunResponse(_message.Message):
+    __slots__ = ("run", "deduplicated")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    DEDUPLICATED_FIELD_NUMBER: _ClassVar[int]
+    run: _run_pb2.Run
+    deduplicated: bool
+    def __init__(self, run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deduplicated: _Optional[bool] = ...) -> None: ...
+
+class GetRunRequest(_message.Message):
+    __slots__ = ("principal", "thread_id", "run_id")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    thread_id: str
+    run_id: str
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
+
+class GetRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: _run_pb2.Run
+    def __init__(self, run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ...) -> None: ...

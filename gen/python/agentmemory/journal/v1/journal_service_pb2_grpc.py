@@ -86,6 +86,21 @@ class JournalServiceStub:
                 request_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadResponse.FromString,
                 _registered_method=True)
+        self.StartRun = channel.unary_unary(
+                '/agentmemory.journal.v1.JournalService/StartRun',
+                request_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.StartRunRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.StartRunResponse.FromString,
+                _registered_method=True)
+        self.FinishRun = channel.unary_unary(
+                '/agentmemory.journal.v1.JournalService/FinishRun',
+                request_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.FinishRunRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.FinishRunResponse.FromString,
+                _registered_method=True)
+        self.GetRun = channel.unary_unary(
+                '/agentmemory.journal.v1.JournalService/GetRun',
+                request_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.GetRunRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.GetRunResponse.FromString,
+                _registered_method=True)
 
 
 class JournalServiceServicer:
@@ -180,6 +195,40 @@ class JournalServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StartRun(self, request, context):
+        """Opens a run on the thread (creating the thread like Append does): a
+        start boundary in the thread's change-feed order, durable before the
+        answer. Messages appended while it is open belong to it. Idempotent on
+        run_id while the run is open. A run left without a message for the
+        journal's idle timeout is closed with RUN_OUTCOME_TIMED_OUT.
+        Errors: FAILED_PRECONDITION (reason RUN_IN_PROGRESS: another run is open
+        on the thread; THREAD_PURGED; JOURNAL_FENCED), ALREADY_EXISTS (reason
+        RUN_ALREADY_FINISHED: the run id was used on this thread before),
+        NOT_FOUND (THREAD_NOT_FOUND).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FinishRun(self, request, context):
+        """Closes the thread's open run with an outcome: a finish boundary after
+        the run's last message. Idempotent: finishing a finished run again with
+        the same outcome answers the recorded run.
+        Errors: NOT_FOUND (reasons RUN_NOT_FOUND, THREAD_NOT_FOUND),
+        FAILED_PRECONDITION (reason RUN_ALREADY_FINISHED with another outcome).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRun(self, request, context):
+        """A run of the thread, or its open run when run_id is empty.
+        Errors: NOT_FOUND (reason RUN_NOT_FOUND).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -222,6 +271,21 @@ def add_JournalServiceServicer_to_server(servicer, server):
                     servicer.PurgeThread,
                     request_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadRequest.FromString,
                     response_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadResponse.SerializeToString,
+            ),
+            'StartRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartRun,
+                    request_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.StartRunRequest.FromString,
+                    response_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.StartRunResponse.SerializeToString,
+            ),
+            'FinishRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.FinishRun,
+                    request_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.FinishRunRequest.FromString,
+                    response_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.FinishRunResponse.SerializeToString,
+            ),
+            'GetRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRun,
+                    request_deserializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.GetRunRequest.FromString,
+                    response_serializer=agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.GetRunResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -452,6 +516,87 @@ class JournalService:
             '/agentmemory.journal.v1.JournalService/PurgeThread',
             agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadRequest.SerializeToString,
             agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.PurgeThreadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.journal.v1.JournalService/StartRun',
+            agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.StartRunRequest.SerializeToString,
+            agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.StartRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FinishRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.journal.v1.JournalService/FinishRun',
+            agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.FinishRunRequest.SerializeToString,
+            agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.FinishRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.journal.v1.JournalService/GetRun',
+            agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.GetRunRequest.SerializeToString,
+            agentmemory_dot_journal_dot_v1_dot_journal__service__pb2.GetRunResponse.FromString,
             options,
             channel_credentials,
             insecure,

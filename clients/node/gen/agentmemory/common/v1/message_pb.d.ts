@@ -134,6 +134,15 @@ export declare type Message = Message$1<"agentmemory.common.v1.Message"> & {
    * @generated from field: int64 offset = 10;
    */
   offset: bigint;
+
+  /**
+   * The run (a span of turns, see run.proto) the message belongs to. Set by
+   * the journal to the thread's open run when empty; a message naming a run
+   * that is not the thread's open run is refused (RUN_NOT_OPEN).
+   *
+   * @generated from field: string run_id = 11;
+   */
+  runId: string;
 };
 
 /**

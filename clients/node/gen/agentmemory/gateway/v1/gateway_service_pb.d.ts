@@ -198,6 +198,22 @@ export declare type BuildContextRequest = Message<"agentmemory.gateway.v1.BuildC
    * @generated from field: bool delegated = 4;
    */
   delegated: boolean;
+
+  /**
+   * The task procedures are recalled for (similar past tasks); empty: the
+   * thread's latest user message.
+   *
+   * @generated from field: string task = 5;
+   */
+  task: string;
+
+  /**
+   * The run the context is for, whose outcome scores the recalled
+   * procedures; empty: the thread's open run, if any.
+   *
+   * @generated from field: string run_id = 6;
+   */
+  runId: string;
 };
 
 /**

@@ -26,6 +26,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :token_count, :int32, 8
       optional :metadata, :message, 9, "google.protobuf.Struct"
       optional :offset, :int64, 10
+      optional :run_id, :string, 11
     end
     add_enum "agentmemory.common.v1.Role" do
       value :ROLE_UNSPECIFIED, 0

@@ -41,6 +41,8 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :thread_id, :string, 2
       optional :thread_metadata, :message, 3, "google.protobuf.Struct"
       optional :delegated, :bool, 4
+      optional :task, :string, 5
+      optional :run_id, :string, 6
     end
     add_message "agentmemory.gateway.v1.BuildContextResponse" do
       repeated :messages, :message, 1, "agentmemory.gateway.v1.ContextMessage"

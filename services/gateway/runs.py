@@ -1,0 +1,102 @@
+"""RunService: runs on a thread, and feedback on a run's reply.
+
+The journal records the boundaries (the thread's order, durable before the
+answer); the gateway checks the thread is the caller's, hands a run's
+credentials to agent memory (held in memory there, for masking; never stored
+or logged) *before* the boundary that could end the run, and relays feedback
+to agent memory for the procedures the run recalled.
+"""
+
+from __future__ import annotations
+
+from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
+from agentmemory.gateway.v1 import run_service_pb2 as pb
+from agentmemory.gateway.v1 import run_service_pb2_grpc as pb_grpc
+from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
+
+from libs.clients import upstream
+from libs.errors import InvalidArgument
+from libs.identity import Principal, require_id
+from services.gateway import callers, conversions
+from services.gateway.keys import ApiKeys
+from services.gateway.threads import Threads
+from services.gateway.upstreams import Upstreams
+
+MAX_CREDENTIALS = 100
+MAX_CREDENTIAL_CHARS = 4096
+
+
+def _credentials(values) -> list[str]:
+    if len(values) > MAX_CREDENTIALS:
+        raise InvalidArgument("credentials", f"at most {MAX_CREDENTIALS}")
+    for index, value in enumerate(values):
+        if not value or len(value) > MAX_CREDENTIAL_CHARS:
+            raise InvalidArgument(f"credentials[{index}]", f"1-{MAX_CREDENTIAL_CHARS} characters")
+    return list(values)
+
+
+class RunServicer(pb_grpc.RunServiceServicer):
+    def __init__(self, keys: ApiKeys, threads: Threads, upstreams: Upstreams) -> None:
+        self._keys = keys
+        self._threads = threads
+        self._upstreams = upstreams
+
+    async def _hold(self, principal: Principal, thread_id: str, run_id: str,
+                    credentials: list[str]) -> None:
+        if credentials:
+            async with upstream("agent_memory"):
+                await self._upstreams.learning.HoldRunCredentials(
+                    learning_pb.HoldRunCredentialsRequest(
+                        principal=principal.to_proto(), thread_id=thread_id, run_id=run_id,
+                        credentials=credentials))
+
+    async def StartRun(self, request: pb.StartRunRequest, context) -> pb.StartRunResponse:
+        principal = await callers.authenticate(self._keys, context, request.caller)
+        thread_id = conversions.thread_id(request.thread_id)
+        run_id = require_id(request.run_id, "run_id")
+        credentials = _credentials(request.credentials)
+        await self._threads.ensure(principal, thread_id)
+        await self._hold(principal, thread_id, run_id, credentials)
+        async with upstream("journal"):
+            reply = await self._upstreams.journal.StartRun(journal_pb.StartRunRequest(
+                principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
+        return pb.StartRunResponse(run=reply.run, deduplicated=reply.deduplicated)
+
+    async def FinishRun(self, request: pb.FinishRunRequest, context) -> pb.FinishRunResponse:
+        principal = await callers.authenticate(self._keys, context, request.caller)
+        thread_id = conversions.thread_id(request.thread_id)
+        run_id = require_id(request.run_id, "run_id")
+        credentials = _credentials(request.credentials)
+        await self._threads.require(principal, thread_id)
+        await self._hold(principal, thread_id, run_id, credentials)
+        async with upstream("journal"):
+            reply = await self._upstreams.journal.FinishRun(journal_pb.FinishRunRequest(
+                principal=principal.to_proto(), thread_id=thread_id, run_id=run_id,
+                outcome=request.outcome))
+        return pb.FinishRunResponse(run=reply.run, deduplicated=reply.deduplicated)
+
+    async def GetRun(self, request: pb.GetRunRequest, context) -> pb.GetRunResponse:
+        principal = await callers.authenticate(self._keys, context, request.caller)
+        thread_id = conversions.thread_id(request.thread_id)
+        run_id = require_id(request.run_id, "run_id") if request.run_id else ""
+        await self._threads.require(principal, thread_id)
+        async with upstream("journal"):
+            reply = await self._upstreams.journal.GetRun(journal_pb.GetRunRequest(
+                principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
+        return pb.GetRunResponse(run=reply.run)
+
+    async def RecordRunFeedback(self, request: pb.RecordRunFeedbackRequest,
+                                context) -> pb.RecordRunFeedbackResponse:
+        principal = await callers.authenticate(self._keys, context, request.caller)
+        thread_id = conversions.thread_id(request.thread_id)
+        run_id = require_id(request.run_id, "run_id")
+        await self._threads.require(principal, thread_id)
+        async with upstream("journal"):  # the run must exist (RUN_NOT_FOUND)
+            await self._upstreams.journal.GetRun(journal_pb.GetRunRequest(
+                principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
+        async with upstream("agent_memory"):
+            reply = await self._upstreams.learning.RecordRunFeedback(
+                learning_pb.RecordRunFeedbackRequest(
+                    principal=principal.to_proto(), thread_id=thread_id, run_id=run_id,
+                    rating=request.rating))
+        return pb.RecordRunFeedbackResponse(procedure_ids=reply.procedure_ids)

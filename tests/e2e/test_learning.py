@@ -1,0 +1,147 @@
+"""Learning from runs through the gateway, with every service as its own process: a run's
+boundaries, facts suggested and accepted, a procedure recorded (masked) and recalled into
+the next run's context under its header, feedback, tool-derived memories in their own
+block, and nothing for another account."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
+from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
+from agentmemory.common.v1 import message_pb2, principal_pb2, run_pb2
+from agentmemory.gateway.v1 import gateway_service_pb2 as pb
+from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from agentmemory.gateway.v1 import learning_service_pb2 as glearning_pb
+from agentmemory.gateway.v1 import learning_service_pb2_grpc as glearning_grpc
+from agentmemory.gateway.v1 import memory_library_service_pb2 as library_pb
+from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as library_grpc
+from agentmemory.gateway.v1 import run_service_pb2 as run_pb
+from agentmemory.gateway.v1 import run_service_pb2_grpc as run_grpc
+
+from libs import clients
+from services.agent_memory.learning.procedures import HEADER
+from services.gateway.context import TOOL_DATA_DISCLAIMER
+from tests.e2e.conftest import BOUND_AGENT
+from tests.support.journal_client import rpc_error
+
+USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL
+OK = message_pb2.TOOL_CALL_STATUS_SUCCEEDED
+CALLER = pb.Caller(agent_id=BOUND_AGENT, user_id="ana", surface=principal_pb2.SURFACE_AGENT)
+SECRET = "Tr1cky-Passw0rd-42"
+
+
+def auth(key: str):
+    return (("authorization", f"Bearer {key}"),)
+
+
+def turn(prefix: str, task: str) -> list[message_pb2.Message]:
+    calls = [message_pb2.ToolCall(id=f"{prefix}-c1", name="search_flights",
+                                  arguments='{"to": "OPO", "day": "friday"}', status=OK,
+                                  result="3 flights"),
+             message_pb2.ToolCall(id=f"{prefix}-c2", name="book_flight",
+                                  arguments=json.dumps({"flight": "TP123", "card_pin": SECRET,
+                                                        "note": f"login {SECRET}"}),
+                                  status=OK, result="booked TP123")]
+    return [message_pb2.Message(id=f"{prefix}-u", role=USER, content=task),
+            message_pb2.Message(id=f"{prefix}-a", role=ASSISTANT, content="On it.",
+                                tool_calls=calls),
+            message_pb2.Message(id=f"{prefix}-t1", role=TOOL, content="3 flights",
+                                tool_call_id=f"{prefix}-c1"),
+            message_pb2.Message(id=f"{prefix}-t2", role=TOOL, content="booked TP123",
+                                tool_call_id=f"{prefix}-c2"),
+            message_pb2.Message(id=f"{prefix}-r", role=ASSISTANT, content="Booked.")]
+
+
+async def eventually(check, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        found = await check()
+        if found:
+            return found
+        assert time.monotonic() < deadline, "learning did not happen in time"
+        await asyncio.sleep(0.5)
+
+
+async def test_learning_from_runs_through_the_gateway(platform):
+    key, other = platform.keys["acme"], platform.keys["globex"]
+    async with clients.channel(platform.gateway, default_timeout=30) as channel:
+        gateway = pb_grpc.GatewayServiceStub(channel)
+        runs = run_grpc.RunServiceStub(channel)
+        learning = glearning_grpc.LearningServiceStub(channel)
+        library = library_grpc.MemoryLibraryServiceStub(channel)
+
+        started = await runs.StartRun(run_pb.StartRunRequest(
+            caller=CALLER, thread_id="trip-run", run_id="r1", credentials=[SECRET]),
+            metadata=auth(key))
+        assert started.run.state == run_pb2.RUN_STATE_OPEN
+        messages = turn("a", "My name is Ana Lopes. Book me a flight to Porto next Friday.")
+        await gateway.AppendMessages(pb.AppendMessagesRequest(
+            caller=CALLER, thread_id="trip-run", messages=messages), metadata=auth(key))
+        finished = await runs.FinishRun(run_pb.FinishRunRequest(
+            caller=CALLER, thread_id="trip-run", run_id="r1",
+            outcome=run_pb2.RUN_OUTCOME_SUCCEEDED), metadata=auth(key))
+        assert (finished.run.after_offset, finished.run.last_offset) == (0, 5)
+
+        async def procedures():
+            return list((await learning.ListProcedures(glearning_pb.ListProceduresRequest(
+                caller=CALLER), metadata=auth(key))).procedures)
+
+        [procedure] = await eventually(procedures)
+        kept = json.dumps([procedure.task] + [[s.arguments, s.result] for s in procedure.steps])
+        assert SECRET not in kept and [s.tool_name for s in procedure.steps] == [
+            "search_flights", "book_flight"]
+        [suggestion] = (await learning.ListSuggestions(glearning_pb.ListSuggestionsRequest(
+            caller=CALLER), metadata=auth(key))).suggestions
+        assert suggestion.content == "The user's name is Ana Lopes."
+        accepted = await learning.AcceptSuggestion(glearning_pb.AcceptSuggestionRequest(
+            caller=CALLER, suggestion_id=suggestion.id), metadata=auth(key))
+        assert accepted.memory.source.kind == memory_pb.SOURCE_KIND_EXTRACTION
+
+        # The next run on a similar task: the procedure rides into its context.
+        await gateway.AppendMessages(pb.AppendMessagesRequest(
+            caller=CALLER, thread_id="trip-2", messages=[message_pb2.Message(
+                id="b-u", role=USER, content="Please book a flight to Porto for Friday")]),
+            metadata=auth(key))
+        await runs.StartRun(run_pb.StartRunRequest(caller=CALLER, thread_id="trip-2",
+                                                   run_id="r2"), metadata=auth(key))
+        context = await gateway.BuildContext(pb.BuildContextRequest(
+            caller=CALLER, thread_id="trip-2"), metadata=auth(key))
+        [past] = [m.content for m in context.messages if m.content.startswith(HEADER)]
+        assert "book_flight" in past and SECRET not in past
+        rated = await runs.RecordRunFeedback(run_pb.RecordRunFeedbackRequest(
+            caller=CALLER, thread_id="trip-2", run_id="r2",
+            rating=learning_pb.RUN_RATING_THUMBS_DOWN), metadata=auth(key))
+        assert list(rated.procedure_ids) == [procedure.id]
+
+        # A memory learned from a tool result is rendered apart, labelled as data.
+        await library.AddMemory(library_pb.AddMemoryRequest(
+            caller=CALLER, memory=memory_pb.NewMemory(
+                scope=memory_pb.MEMORY_SCOPE_PRIVATE, kind=memory_pb.MEMORY_KIND_USER_PROFILE,
+                key="loyalty_tier", content="Loyalty tier: gold (from the airline API)",
+                importance=0.9,
+                source=memory_pb.Source(kind=memory_pb.SOURCE_KIND_TOOL_RESULT))),
+            metadata=auth(key))
+        context = await gateway.BuildContext(pb.BuildContextRequest(
+            caller=CALLER, thread_id="trip-2"), metadata=auth(key))
+        [data] = [m.content for m in context.messages if "<tool_derived_data>" in m.content]
+        assert "Loyalty tier: gold" in data and data.endswith(TOOL_DATA_DISCLAIMER)
+        assert not any("Loyalty tier" in m.content for m in context.messages
+                       if "<tool_derived_data>" not in m.content)
+
+        # Another account: no procedures, no suggestions, no runs of this thread.
+        assert not (await learning.ListProcedures(glearning_pb.ListProceduresRequest(
+            caller=CALLER), metadata=auth(other))).procedures
+        hidden = await rpc_error(runs.GetRun(run_pb.GetRunRequest(
+            caller=CALLER, thread_id="trip-run", run_id="r1"), metadata=auth(other)))
+        assert hidden.reason == "THREAD_NOT_FOUND"
+        bad = await rpc_error(runs.FinishRun(run_pb.FinishRunRequest(
+            caller=CALLER, thread_id="trip-2", run_id="r2",
+            outcome=run_pb2.RUN_OUTCOME_TIMED_OUT), metadata=auth(key)))
+        assert list(bad.field_violations) == ["outcome"]
+        missing = await rpc_error(runs.RecordRunFeedback(run_pb.RecordRunFeedbackRequest(
+            caller=CALLER, thread_id="trip-2", run_id="nope",
+            rating=learning_pb.RUN_RATING_THUMBS_DOWN), metadata=auth(key)))
+        assert missing.reason == "RUN_NOT_FOUND"

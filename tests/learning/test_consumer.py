@@ -1,0 +1,42 @@
+"""Agent memory follows the run boundaries from a cursor it keeps: a restart resumes where
+it was, a boundary that came while it was down is learned from, and a redelivered one is
+not learned from twice."""
+
+from __future__ import annotations
+
+import asyncpg
+from agentmemory.common.v1 import run_pb2
+from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
+
+from tests.learning.conftest import say, start_learning, who
+from tests.support.postgres import fresh_database
+
+
+async def test_learning_resumes_after_a_restart_and_never_learns_twice(postgres, tmp_path,
+                                                                     local_journal):
+    dsn = await fresh_database(postgres)
+    async for learning in start_learning(postgres, tmp_path / "a", local_journal, dsn=dsn):
+        await learning.run("t", [say("m1", "My name is Ana Lopes.")])
+        assert len(await learning.suggestions()) == 1
+    # Agent memory is down: a run finishes meanwhile.
+    journal = local_journal
+    await journal.stub.StartRun(journal_pb.StartRunRequest(principal=who(), thread_id="t",
+                                                           run_id="while-down"))
+    await journal.append("t", [say("m2", "I live in Porto.")], who=who())
+    await journal.stub.FinishRun(journal_pb.FinishRunRequest(
+        principal=who(), thread_id="t", run_id="while-down",
+        outcome=run_pb2.RUN_OUTCOME_SUCCEEDED))
+    # And the cursor is lost too: every boundary is delivered again.
+    connection = await asyncpg.connect(dsn)
+    try:
+        await connection.execute("UPDATE learning_feed_cursors SET position = 0")
+    finally:
+        await connection.close()
+    async for learning in start_learning(postgres, tmp_path / "b", local_journal, dsn=dsn):
+        report = await learning.learned(who(), "t", "while-down")
+        assert report["suggested"] == 1
+        found = sorted(s.key for s in await learning.suggestions())
+        assert found == ["home_city", "name"]  # the first run's fact once, not twice
+        audit = await learning.service.repository.pool.fetchval(
+            "SELECT count(*) FROM learning_audit WHERE action = 'suggest'")
+        assert audit == 2

@@ -33,7 +33,8 @@ def table() -> str:
         ("all services", [*settings.describe(LogSettings), *settings.describe(TracingSettings),
                           *settings.describe(InternalAuthSettings)]),
         ("gateway", list(gateway_settings.variables())),
-        ("thread_memory, search", list(settings.describe(ModelSettings, prefix="MODEL_"))),
+        ("thread_memory, search, agent_memory",
+         list(settings.describe(ModelSettings, prefix="MODEL_"))),
         ("journal", list(journal_settings.variables())),
         ("agent_memory", list(agent_memory_settings.variables())),
         ("thread_memory", [v for v in thread_memory_settings.variables()

@@ -9,10 +9,16 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentmemory.agent_memory.v1 import agent_memory_service_pb2, agent_memory_service_pb2_grpc
+from agentmemory.agent_memory.v1 import (
+    agent_memory_service_pb2,
+    agent_memory_service_pb2_grpc,
+    retrieval_pb2,
+    retrieval_pb2_grpc,
+)
 
 from libs import migrations
 from libs.embeddings import LocalEmbedder, build_embedder
+from libs.model import chat_model
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.agent_memory.clock import Clock, SystemClock
@@ -22,12 +28,17 @@ from services.agent_memory.index.server import QdrantServerIndex
 from services.agent_memory.memory import AgentMemory
 from services.agent_memory.projector import Projector
 from services.agent_memory.repository import Repository
+from services.agent_memory.retrieval.procedures import ProcedureSource
+from services.agent_memory.retrieval.service import Retrieval
+from services.agent_memory.retrieval.servicer import RetrievalServicer
+from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.servicer import AgentMemoryServicer
 from services.agent_memory.settings import AgentMemoryConfig, StorageSettings
 
 logger = logging.getLogger(__name__)
 
 SERVICE_NAME = agent_memory_service_pb2.DESCRIPTOR.services_by_name["AgentMemoryService"].full_name
+RETRIEVAL_NAME = retrieval_pb2.DESCRIPTOR.services_by_name["RetrievalService"].full_name
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -53,20 +64,23 @@ class Running:
     projector: Projector
     repository: Repository
     index: VectorIndex
+    retrieval: Retrieval | None = None
 
 
 @contextlib.asynccontextmanager
 async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
-                  index: VectorIndex | None = None,
-                  background: bool = True) -> AsyncIterator[Running]:
+                  index: VectorIndex | None = None, background: bool = True,
+                  procedures: ProcedureSource | None = None) -> AsyncIterator[Running]:
     """A serving agent memory. ``background=False`` leaves projection and hygiene
-    to the caller (tests drive them by hand)."""
+    to the caller (tests drive them by hand). ``procedures``: the source of the
+    compiled context's procedures section (none by default)."""
     clock = clock or SystemClock()
     tracing = Tracing(config.process.tracing, "agent_memory")
     repository = await Repository.connect(config.storage.postgres_dsn.reveal())
     tasks: list[asyncio.Task] = []
     index = index or build_index(config.storage)
     embedder = build_embedder(config.embeddings)
+    model = chat_model(config.model)
     try:
         await migrations.apply(repository.pool, "agent_memory", MIGRATIONS)
         if isinstance(embedder, LocalEmbedder):
@@ -75,18 +89,26 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
                               batch=config.storage.projector_batch)
         memory = AgentMemory(repository, index, embedder, clock, projector)
         servicer = AgentMemoryServicer(memory)
-        server = GrpcServer(config.server, [ServiceBinding(
-            SERVICE_NAME,
-            lambda s: agent_memory_service_pb2_grpc.add_AgentMemoryServiceServicer_to_server(
-                servicer, s),
-        )], tracing=tracing, internal_token=config.process.internal.token)
+        retrieval = Retrieval(repository, RetrievalStore(repository.pool), index, embedder,
+                              clock, model, procedures)
+        retrieval_servicer = RetrievalServicer(retrieval, clock)
+        server = GrpcServer(config.server, [
+            ServiceBinding(
+                SERVICE_NAME,
+                lambda s: agent_memory_service_pb2_grpc.add_AgentMemoryServiceServicer_to_server(
+                    servicer, s)),
+            ServiceBinding(
+                RETRIEVAL_NAME,
+                lambda s: retrieval_pb2_grpc.add_RetrievalServiceServicer_to_server(
+                    retrieval_servicer, s)),
+        ], tracing=tracing, internal_token=config.process.internal.token)
         await server.start()
         if background:
             tasks = [asyncio.create_task(projector.run_forever()),
                      asyncio.create_task(run_hygiene_daily(
                          memory, config.storage.hygiene_interval_hours))]
         try:
-            yield Running(memory, server, projector, repository, index)
+            yield Running(memory, server, projector, repository, index, retrieval)
         finally:
             await server.stop()
             for task in tasks:
@@ -95,6 +117,8 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
     finally:
         await index.close()
         await embedder.close()
+        if model is not None:
+            await model.close()
         await repository.close()
         tracing.close()
 

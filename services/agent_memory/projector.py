@@ -25,6 +25,7 @@ from services.agent_memory.clock import Clock
 from services.agent_memory.index import IndexPoint, VectorIndex
 from services.agent_memory.model import Entry
 from services.agent_memory.repository import Repository
+from services.agent_memory.retrieval.store import refresh_entities
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +84,9 @@ class Projector:
             if not items:
                 return 0, False
             current = await self._repository.entries_for_projection(connection, items, now)
+            # Entities (retrieval's entity and graph legs): local, in this transaction.
+            await refresh_entities(connection, [(i.account_id, i.environment, i.entry_id)
+                                                for i in items])
             try:
                 await self._project(items, current)
             except Exception as exc:

@@ -9,6 +9,7 @@ from typing import Literal
 
 from libs import settings
 from libs.embeddings import EmbeddingSettings
+from libs.model import ModelSettings
 from libs.process import ProcessSettings
 from libs.server import ServerSettings
 from libs.settings import Secret, setting
@@ -51,6 +52,8 @@ class AgentMemoryConfig:
     storage: StorageSettings
     embeddings: EmbeddingSettings
     process: ProcessSettings
+    # The utility model of assisted retrieval (query parsing, reranking).
+    model: ModelSettings = ModelSettings()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> AgentMemoryConfig:
@@ -59,6 +62,7 @@ class AgentMemoryConfig:
             storage=settings.load(StorageSettings, prefix=PREFIX, environ=environ),
             embeddings=settings.load(EmbeddingSettings, prefix="EMBEDDINGS_", environ=environ),
             process=ProcessSettings.from_env(environ),
+            model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
         )
 
 

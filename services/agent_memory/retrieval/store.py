@@ -176,27 +176,28 @@ class RetrievalStore:
 
     async def graph(self, actor: Actor, view: View, kinds: Sequence[Kind], seeds: Sequence[UUID],
                     fanout: int, limit: int) -> list[Hit]:
-        """Two hops from the seeds: memory -> entity -> memory (each shared entity counts
-        one; entities named by more than ``fanout`` memories are not walked), and
-        memory -> the memories it superseded (counts one)."""
+        """Two hops from the seeds: memory -> entity -> another memory (each pair of seed
+        and shared entity counts one; entities named by more than ``fanout`` memories are
+        not walked), and memory -> the memories it superseded (counts one)."""
         if not seeds:
             return []
         q = Query()
         account, environment, seed_ids = (q(actor.account_id), q(actor.environment),
                                           q(list(seeds)))
         rows = await self._pool.fetch(
-            f"WITH walked AS (SELECT e1.norm FROM memory_entities e1 WHERE e1.account_id ="
-            f" {account} AND e1.environment = {environment} AND e1.memory_id = ANY({seed_ids}"
-            f"::uuid[]) AND (SELECT count(*) FROM memory_entities f WHERE f.account_id ="
-            f" {account} AND f.environment = {environment} AND f.norm = e1.norm) <= {q(fanout)}),"
+            f"WITH walked AS (SELECT e1.memory_id AS seed, e1.norm FROM memory_entities e1"
+            f" WHERE e1.account_id = {account} AND e1.environment = {environment}"
+            f" AND e1.memory_id = ANY({seed_ids}::uuid[]) AND (SELECT count(*) FROM"
+            f" memory_entities f WHERE f.account_id = {account} AND f.environment ="
+            f" {environment} AND f.norm = e1.norm) <= {q(fanout)}),"
             f" reached AS (SELECT e2.memory_id AS id FROM walked w JOIN memory_entities e2"
             f" ON e2.account_id = {account} AND e2.environment = {environment}"
-            f" AND e2.norm = w.norm"
+            f" AND e2.norm = w.norm AND e2.memory_id <> w.seed"
             f" UNION ALL SELECT s.id FROM memory_entries s WHERE s.account_id = {account}"
             f" AND s.environment = {environment} AND s.superseded_by = ANY({seed_ids}::uuid[]))"
             f" SELECT m.id, count(*) AS score FROM reached r JOIN {view.source()}"
             f" ON m.account_id = {account} AND m.environment = {environment} AND m.id = r.id"
-            f" WHERE m.id <> ALL({seed_ids}::uuid[]) AND {view.where(q, actor, kinds)}"
+            f" WHERE {view.where(q, actor, kinds)}"
             f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit)}", *q.args)
         return _hits(rows)
 

@@ -23,7 +23,8 @@ Sections and where they come from:
 - sessionEntries: memories whose provenance names this run (and thread, when
   given), newest first.
 
-A memory offered in an earlier section is not offered again in a later one.
+A memory offered in an earlier section is not offered again in a later one, and
+this run's memories are offered as sessionEntries only (not as search results).
 """
 
 from __future__ import annotations
@@ -258,7 +259,8 @@ class Retrieval:
             memories(section, fixed_items(section), lambda i: render.rule(i.entry))
         offered["procedures"] = [Item(render.text(f"- {p.task}: {p.steps}"), p)
                                  for p in procedures]
-        memories("workspaceEntries", workspace,
+        run = {c.entry.id for c in fixed.get("sessionEntries", [])}  # their own section
+        memories("workspaceEntries", [i for i in workspace if i.entry.id not in run],
                  lambda i: render.memory(i.entry, i.trust.composite))
         current = run_episode.id if run_episode else None
         offered["relevantEpisodes"] = [

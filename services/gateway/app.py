@@ -14,6 +14,8 @@ from agentmemory.gateway.v1 import (
     gateway_service_pb2_grpc,
     memory_library_service_pb2,
     memory_library_service_pb2_grpc,
+    retrieval_service_pb2,
+    retrieval_service_pb2_grpc,
 )
 
 from libs import migrations
@@ -24,6 +26,8 @@ from services.gateway.bindings import MemoryBindings
 from services.gateway.keys import ApiKeys
 from services.gateway.library import MemoryLibrary
 from services.gateway.library_servicer import MemoryLibraryServicer
+from services.gateway.retrieval import Retrieval
+from services.gateway.retrieval_servicer import RetrievalServicer
 from services.gateway.servicer import GatewayServicer
 from services.gateway.settings import GatewayConfig
 from services.gateway.threads import Threads
@@ -34,6 +38,7 @@ logger = logging.getLogger(__name__)
 SERVICE_NAME = gateway_service_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
 LIBRARY_NAME = memory_library_service_pb2.DESCRIPTOR.services_by_name[
     "MemoryLibraryService"].full_name
+RETRIEVAL_NAME = retrieval_service_pb2.DESCRIPTOR.services_by_name["RetrievalService"].full_name
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -62,13 +67,17 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
     try:
         keys = ApiKeys(pool, cache_seconds=dependencies.key_cache_seconds)
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
-        servicer = GatewayServicer(keys, Threads(pool), upstreams, bindings)
+        threads = Threads(pool)
+        servicer = GatewayServicer(keys, threads, upstreams, bindings)
         library = MemoryLibraryServicer(keys, MemoryLibrary(upstreams, bindings))
+        retrieval = RetrievalServicer(keys, Retrieval(upstreams, threads))
         server = GrpcServer(config.server, [
             ServiceBinding(SERVICE_NAME, lambda s: gateway_service_pb2_grpc
                            .add_GatewayServiceServicer_to_server(servicer, s)),
             ServiceBinding(LIBRARY_NAME, lambda s: memory_library_service_pb2_grpc
                            .add_MemoryLibraryServiceServicer_to_server(library, s)),
+            ServiceBinding(RETRIEVAL_NAME, lambda s: retrieval_service_pb2_grpc
+                           .add_RetrievalServiceServicer_to_server(retrieval, s)),
         ], tracing=tracing)
         await server.start()
         try:

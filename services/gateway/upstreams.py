@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as agent_memory_grpc
+from agentmemory.agent_memory.v1 import retrieval_pb2_grpc as retrieval_grpc
 from agentmemory.journal.v1 import journal_service_pb2_grpc as journal_grpc
 from agentmemory.search.v1 import search_service_pb2_grpc as search_grpc
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_memory_grpc
@@ -22,6 +23,8 @@ class Upstreams:
     agent_memory: agent_memory_grpc.AgentMemoryServiceStub
     search: search_grpc.SearchServiceStub
     _channels: list
+    # Agent memory's RetrievalService, on the agent-memory channel.
+    retrieval: retrieval_grpc.RetrievalServiceStub | None = None
 
     @classmethod
     def connect(cls, dependencies: GatewayDependencies, token: Secret,
@@ -37,7 +40,8 @@ class Upstreams:
         return cls(journal_grpc.JournalServiceStub(channels[0]),
                    thread_memory_grpc.ThreadMemoryServiceStub(channels[1]),
                    agent_memory_grpc.AgentMemoryServiceStub(channels[2]),
-                   search_grpc.SearchServiceStub(channels[3]), channels)
+                   search_grpc.SearchServiceStub(channels[3]), channels,
+                   retrieval_grpc.RetrievalServiceStub(channels[2]))
 
     async def close(self) -> None:
         for channel in self._channels:

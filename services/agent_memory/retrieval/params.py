@@ -19,8 +19,6 @@ TOP_N_DEFAULT = 40
 TOP_N_RANGE = (1, 100)  # clamped, not refused (seed: "Clamped to 1-100")
 TOKEN_BUDGET_RANGE = rules.SETTINGS_TOKEN_BUDGET_RANGE  # 256-32000, refused outside
 MAX_QUERY_CHARS = 2000
-EXPAND_COUNT_DEFAULT, EXPAND_COUNT_MAX = 3, 10  # memories whose messages are expanded
-EXPAND_WINDOW_DEFAULT, EXPAND_WINDOW_MAX = 2, 20  # messages either side of a memory's own
 # A query of at most this many words naming a kind is routed to that kind's list.
 ROUTE_MAX_WORDS = 5
 

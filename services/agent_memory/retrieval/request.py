@@ -31,12 +31,6 @@ class Overrides:
 
 
 @dataclass(frozen=True)
-class Expansion:
-    count: int = params.EXPAND_COUNT_DEFAULT
-    window: int = params.EXPAND_WINDOW_DEFAULT
-
-
-@dataclass(frozen=True)
 class RetrieveRequest:
     run_id: str
     query: str = ""
@@ -144,16 +138,6 @@ def _weight(value: float, field_name: str) -> float:
     if math.isnan(value) or not 0.0 <= value <= 10.0:
         raise InvalidArgument(field_name, "must be 0-10")
     return value
-
-
-def expansion(count: int, window: int) -> Expansion:
-    if count < 0 or count > params.EXPAND_COUNT_MAX:
-        raise InvalidArgument("expand_session_count",
-                              f"must be 0-{params.EXPAND_COUNT_MAX} (0: {params.EXPAND_COUNT_DEFAULT})")
-    if window < 0 or window > params.EXPAND_WINDOW_MAX:
-        raise InvalidArgument("expand_session_window",
-                              f"must be 0-{params.EXPAND_WINDOW_MAX} (0: {params.EXPAND_WINDOW_DEFAULT})")
-    return Expansion(count or params.EXPAND_COUNT_DEFAULT, window or params.EXPAND_WINDOW_DEFAULT)
 
 
 # The kinds a query can name, singular and plural (routing and the type leg).

@@ -10,6 +10,8 @@ CREATE INDEX memory_entries_search_simple ON memory_entries USING gin (search_si
 ALTER TABLE memory_versions ADD COLUMN search_simple tsvector GENERATED ALWAYS AS
     (to_tsvector('simple', replace(key, '_', ' ') || ' ' || content)) STORED;
 CREATE INDEX memory_versions_search_simple ON memory_versions USING gin (search_simple);
+-- Contradiction risk looks for other memories under the same key.
+CREATE INDEX memory_entries_by_key ON memory_entries (account_id, environment, key);
 -- A run's own memories (sessionEntries).
 CREATE INDEX memory_entries_by_run ON memory_entries (account_id, environment, source_run_id)
     WHERE source_run_id IS NOT NULL;

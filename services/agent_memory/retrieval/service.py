@@ -61,6 +61,7 @@ from services.agent_memory.retrieval.store import (
     Receipt,
     ReceiptItem,
     RetrievalStore,
+    Section,
 )
 from services.agent_memory.retrieval.trust import Trust, trust
 from services.agent_memory.retrieval.view import View
@@ -202,25 +203,20 @@ class Retrieval:
 
     async def _fixed_sections(self, actor: Actor, request: RetrieveRequest,
                               view: View) -> dict[str, list[Candidate]]:
-        store = self._store
-        queries = {
-            "blocks": store.section(actor, view, [Kind.BLOCK], limit=rules.BLOCK_LIMIT),
-            "platformEntries": store.section(actor, view, [Kind.PLATFORM_RULE], platform=True,
-                                             limit=params.RULES_MAX,
-                                             order="m.importance DESC, m.created_at, m.id"),
-            "tenantFloors": store.section(actor, view, [Kind.TENANT_FLOOR], limit=params.RULES_MAX,
-                                          order="m.importance DESC, m.created_at, m.id"),
-            "tenantEntries": store.section(actor, view, [Kind.TENANT_RULE], limit=params.RULES_MAX,
-                                           order="m.importance DESC, m.created_at, m.id"),
-            "sessionEntries": store.section(actor, view, SEARCHED, limit=params.RUN_MEMORIES_MAX,
-                                            run=(request.thread_id, request.run_id),
-                                            order="m.created_at DESC, m.id"),
-        }
+        by_rank = "m.importance DESC, m.created_at, m.id"
+        wanted = [
+            Section("blocks", [Kind.BLOCK], rules.BLOCK_LIMIT),
+            Section("platformEntries", [Kind.PLATFORM_RULE], params.RULES_MAX, platform=True,
+                    order=by_rank),
+            Section("tenantFloors", [Kind.TENANT_FLOOR], params.RULES_MAX, order=by_rank),
+            Section("tenantEntries", [Kind.TENANT_RULE], params.RULES_MAX, order=by_rank),
+            Section("sessionEntries", SEARCHED, params.RUN_MEMORIES_MAX,
+                    run=(request.thread_id, request.run_id), order="m.created_at DESC, m.id"),
+        ]
         if actor.user_id:
-            queries["userProfile"] = store.section(actor, view, [Kind.USER_PROFILE],
-                                                   owner=actor.user_id, limit=params.PROFILE_MAX)
-        found = await asyncio.gather(*queries.values())
-        return dict(zip(queries, found, strict=True))
+            wanted.append(Section("userProfile", [Kind.USER_PROFILE], params.PROFILE_MAX,
+                                  owner=actor.user_id))
+        return await self._store.sections(actor, view, wanted)
 
     def _search_item(self, scored: Scored, found: SearchOutcome, view: View,
                      explain: bool) -> MemoryItem:

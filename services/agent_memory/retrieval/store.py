@@ -36,12 +36,20 @@ FULLTEXT_STOP = sorted({
 })
 
 
-def _tsquery(q: Query, text: str) -> str:
-    """An OR of the query's own lexemes (the parser's, so both sides tokenize alike),
-    stop words left out; user text never reaches tsquery syntax."""
-    return (f"to_tsquery('simple', (SELECT coalesce(string_agg(quote_literal(lexeme), ' | '), '')"
-            f" FROM unnest(to_tsvector('simple', {q(text)})) WHERE lexeme <> ALL("
-            f"{q(FULLTEXT_STOP)}::text[])))")
+def _tsquery(q: Query, text: str, operator: str = "|") -> str:
+    """The query's own lexemes (the parser's, so both sides tokenize alike) joined by
+    ``operator``, stop words left out; user text never reaches tsquery syntax."""
+    return (f"to_tsquery('simple', (SELECT coalesce(string_agg(quote_literal(lexeme),"
+            f" ' {operator} '), '') FROM unnest(to_tsvector('simple', {q(text)})) WHERE lexeme"
+            f" <> ALL({q(FULLTEXT_STOP)}::text[])))")
+
+
+# The full-text leg ranks at most this many matches of each stage (memories with every
+# query word, then memories with any): ts_rank_cd reads each match's tsvector, and a
+# common word can match most of a large account.
+FULLTEXT_RANKED = 1000
+# The entity leg reads at most this many memories per matched name.
+ENTITY_PER_NAME = 100
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,56 @@ class Receipt:
     items: list[ReceiptItem]
 
 
+@dataclass(frozen=True)
+class Section:
+    """One fixed section's memories: blocks, the profile (``owner``: the user's), rules
+    (``platform``: the operator's too), the run's (``run``: thread, run)."""
+
+    name: str
+    kinds: Sequence[Kind]
+    limit: int
+    owner: str | None = None
+    run: tuple[str | None, str] | None = None
+    order: str = "m.importance DESC, m.updated_at DESC, m.id"
+    platform: bool = False
+
+
+def _select(q: Query, actor: Actor, view: View, conditions: list[str],
+            label: str = "''") -> str:
+    """Memories of the view with what scoring and trust read: use counters (always the
+    current row's), credit, and whether another visible live memory holds the same key
+    with other content."""
+    other = "o"
+    rivals = (f"EXISTS (SELECT 1 FROM memory_entries {other} WHERE {visible(q, actor, other)}"
+              f" AND {other}.key = m.key AND {other}.id <> m.id"
+              f" AND {other}.deleted_at IS NULL AND {other}.superseded_by IS NULL"
+              f" AND ({other}.expires_at IS NULL OR {other}.expires_at > {q(view.now)})"
+              f" AND {other}.content_hash <> m.content_hash)")
+    select = ", ".join(f"m.{c}" for c in ("id", "account_id", "environment", "version",
+                                          *sql.SNAPSHOT))
+    counters = "m"
+    source = view.source()
+    if view.versions:  # a version row has no counters: the memory's current row has
+        counters = "c"
+        source += (" JOIN memory_entries c ON c.account_id = m.account_id"
+                   " AND c.environment = m.environment AND c.id = m.id")
+    return (f"SELECT {label}::text AS section, {select}, {counters}.recall_count,"
+            f" {counters}.last_recalled_at, {view.superseded(q)} AS is_superseded,"
+            f" {rivals} AS contradicted, coalesce(u.helpful, 0) AS helpful,"
+            f" coalesce(u.unhelpful, 0) AS unhelpful, coalesce(u.successes, 0) AS successes,"
+            f" coalesce(u.failures, 0) AS failures FROM {source}"
+            f" LEFT JOIN memory_utility u ON u.account_id = m.account_id"
+            f" AND u.environment = m.environment AND u.memory_id = m.id"
+            f" WHERE {' AND '.join(conditions)}")
+
+
+def _candidate(row) -> Candidate:
+    return Candidate(sql.entry(row), Signals(
+        row["is_superseded"], row["contradicted"], row["recall_count"],
+        row["last_recalled_at"], row["helpful"], row["unhelpful"], row["successes"],
+        row["failures"]))
+
+
 def _hits(rows) -> list[Hit]:
     return [Hit(r["id"], float(r["score"])) for r in rows]
 
@@ -149,29 +207,45 @@ class RetrievalStore:
 
     async def fulltext(self, actor: Actor, view: View, kinds: Sequence[Kind], text: str,
                        limit: int) -> list[Hit]:
+        """ts_rank_cd against the OR of the query's words; memories holding every word come
+        first. Each stage ranks at most FULLTEXT_RANKED matches."""
         q = Query()
-        query = _tsquery(q, text)
+        every, some = _tsquery(q, text, "&"), _tsquery(q, text, "|")
+        base = view.where(q, actor, kinds)
+        ranked = q(FULLTEXT_RANKED)
         rows = await self._pool.fetch(
-            f"SELECT m.id, ts_rank_cd(m.search_simple, query) AS score"
-            f" FROM {view.source()}, {query} query WHERE {view.where(q, actor, kinds)}"
-            f" AND m.search_simple @@ query ORDER BY score DESC, m.id LIMIT {q(limit)}", *q.args)
+            f"WITH terms AS (SELECT {every} AS every, {some} AS some),"
+            f" matched AS ((SELECT m.id, m.search_simple, true AS complete"
+            f" FROM {view.source()}, terms WHERE {base} AND m.search_simple @@ terms.every"
+            f" LIMIT {ranked}) UNION ALL (SELECT m.id, m.search_simple, false"
+            f" FROM {view.source()}, terms WHERE {base} AND m.search_simple @@ terms.some"
+            f" AND NOT m.search_simple @@ terms.every LIMIT {ranked}))"
+            f" SELECT x.id, ts_rank_cd(x.search_simple, terms.some) AS score"
+            f" FROM matched x, terms ORDER BY x.complete DESC, score DESC, x.id"
+            f" LIMIT {q(limit)}", *q.args)
         return _hits(rows)
 
     async def entity(self, actor: Actor, view: View, kinds: Sequence[Kind],
                      grams: Sequence[str], limit: int) -> list[Hit]:
-        """Memories naming the query's entities; each matched entity adds 1 / (the number
-        of visible memories naming it), so rare names weigh most."""
+        """Memories naming the query's entities; each matched name adds 1 / (the number of
+        the account's memories naming it), so rare names weigh most. At most
+        ENTITY_PER_NAME memories are read per name."""
         if not grams:
             return []
         q = Query()
+        account, environment = q(actor.account_id), q(actor.environment)
         rows = await self._pool.fetch(
-            f"SELECT id, sum(1.0 / df) AS score FROM (SELECT m.id, e.norm, count(*) OVER"
-            f" (PARTITION BY e.norm) AS df FROM memory_entities e JOIN {view.source()}"
-            f" ON m.account_id = e.account_id AND m.environment = e.environment"
-            f" AND m.id = e.memory_id WHERE e.account_id = {q(actor.account_id)}"
-            f" AND e.environment = {q(actor.environment)}"
-            f" AND e.norm = ANY({q(list(grams))}::text[]) AND {view.where(q, actor, kinds)}) hits"
-            f" GROUP BY id ORDER BY score DESC, id LIMIT {q(limit)}", *q.args)
+            f"WITH names AS (SELECT norm, count(*) AS df FROM memory_entities"
+            f" WHERE account_id = {account} AND environment = {environment}"
+            f" AND norm = ANY({q(list(grams))}::text[]) GROUP BY norm),"
+            f" hits AS (SELECT n.df, x.memory_id FROM names n CROSS JOIN LATERAL"
+            f" (SELECT e.memory_id FROM memory_entities e WHERE e.account_id = {account}"
+            f" AND e.environment = {environment} AND e.norm = n.norm"
+            f" LIMIT {q(ENTITY_PER_NAME)}) x)"
+            f" SELECT m.id, sum(1.0 / h.df) AS score FROM hits h JOIN {view.source()}"
+            f" ON m.account_id = {account} AND m.environment = {environment}"
+            f" AND m.id = h.memory_id WHERE {view.where(q, actor, kinds)}"
+            f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit)}", *q.args)
         return _hits(rows)
 
     async def graph(self, actor: Actor, view: View, kinds: Sequence[Kind], seeds: Sequence[UUID],
@@ -185,14 +259,17 @@ class RetrievalStore:
         account, environment, seed_ids = (q(actor.account_id), q(actor.environment),
                                           q(list(seeds)))
         rows = await self._pool.fetch(
-            f"WITH walked AS (SELECT e1.memory_id AS seed, e1.norm FROM memory_entities e1"
-            f" WHERE e1.account_id = {account} AND e1.environment = {environment}"
-            f" AND e1.memory_id = ANY({seed_ids}::uuid[]) AND (SELECT count(*) FROM"
-            f" memory_entities f WHERE f.account_id = {account} AND f.environment ="
-            f" {environment} AND f.norm = e1.norm) <= {q(fanout)}),"
-            f" reached AS (SELECT e2.memory_id AS id FROM walked w JOIN memory_entities e2"
-            f" ON e2.account_id = {account} AND e2.environment = {environment}"
-            f" AND e2.norm = w.norm AND e2.memory_id <> w.seed"
+            f"WITH named AS (SELECT memory_id AS seed, norm FROM memory_entities"
+            f" WHERE account_id = {account} AND environment = {environment}"
+            f" AND memory_id = ANY({seed_ids}::uuid[])),"
+            f" walked AS (SELECT n.norm FROM (SELECT DISTINCT norm FROM named) n WHERE (SELECT"
+            f" count(*) FROM (SELECT 1 FROM memory_entities f WHERE f.account_id = {account}"
+            f" AND f.environment = {environment} AND f.norm = n.norm LIMIT {q(fanout + 1)}) c)"
+            f" <= {q(fanout)}),"
+            f" reached AS (SELECT e2.memory_id AS id FROM named n JOIN walked w USING (norm)"
+            f" JOIN memory_entities e2 ON e2.account_id = {account}"
+            f" AND e2.environment = {environment} AND e2.norm = n.norm"
+            f" AND e2.memory_id <> n.seed"
             f" UNION ALL SELECT s.id FROM memory_entries s WHERE s.account_id = {account}"
             f" AND s.environment = {environment} AND s.superseded_by = ANY({seed_ids}::uuid[]))"
             f" SELECT m.id, count(*) AS score FROM reached r JOIN {view.source()}"
@@ -262,50 +339,34 @@ class RetrievalStore:
         return await self._load(q, actor, view, conditions)
 
     async def _load(self, q: Query, actor: Actor, view: View,
-                    conditions: list[str], order: str = "m.id", limit: int | None = None
-                    ) -> list[Candidate]:
-        other = "o"
-        rivals = (f"EXISTS (SELECT 1 FROM memory_entries {other} WHERE {visible(q, actor, other)}"
-                  f" AND {other}.key = m.key AND {other}.id <> m.id"
-                  f" AND {other}.deleted_at IS NULL AND {other}.superseded_by IS NULL"
-                  f" AND ({other}.expires_at IS NULL OR {other}.expires_at > {q(view.now)})"
-                  f" AND {other}.content_hash <> m.content_hash)")
-        select = ", ".join(f"m.{c}" for c in ("id", "account_id", "environment", "version",
-                                              *sql.SNAPSHOT))
-        bounded = "" if limit is None else f" LIMIT {q(limit)}"
-        rows = await self._pool.fetch(
-            f"SELECT {select}, c.recall_count, c.last_recalled_at, {view.superseded(q)}"
-            f" AS is_superseded, {rivals} AS contradicted, coalesce(u.helpful, 0) AS helpful,"
-            f" coalesce(u.unhelpful, 0) AS unhelpful, coalesce(u.successes, 0) AS successes,"
-            f" coalesce(u.failures, 0) AS failures FROM {view.source()}"
-            f" JOIN memory_entries c ON c.account_id = m.account_id"
-            f" AND c.environment = m.environment AND c.id = m.id"
-            f" LEFT JOIN memory_utility u ON u.account_id = m.account_id"
-            f" AND u.environment = m.environment AND u.memory_id = m.id"
-            f" WHERE {' AND '.join(conditions)} ORDER BY {order}{bounded}", *q.args)
-        return [Candidate(sql.entry(r), Signals(
-            r["is_superseded"], r["contradicted"], r["recall_count"], r["last_recalled_at"],
-            r["helpful"], r["unhelpful"], r["successes"], r["failures"])) for r in rows]
+                    conditions: list[str]) -> list[Candidate]:
+        rows = await self._pool.fetch(_select(q, actor, view, conditions), *q.args)
+        return [_candidate(r) for r in rows]
 
     # -- the fixed sections --------------------------------------------------------
 
-    async def section(self, actor: Actor, view: View, kinds: Sequence[Kind], *,
-                      limit: int, owner: str | None = None, run: tuple[str | None, str] | None
-                      = None, order: str = "m.importance DESC, m.updated_at DESC, m.id",
-                      platform: bool = False) -> list[Candidate]:
-        """Live memories of ``kinds`` for a section: blocks, the profile (``owner``: the
-        user's), rules (``platform``: the operator's too), the run's (``run``: thread, run)."""
+    async def sections(self, actor: Actor, view: View,
+                       wanted: Sequence[Section]) -> dict[str, list[Candidate]]:
+        """Live memories for the fixed sections, in one statement."""
         q = Query()
-        conditions = [view.where(q, actor, kinds, platform=platform),
-                      f"NOT {view.superseded(q)}"]
-        if owner is not None:
-            conditions.append(f"m.owner_user_id = {q(owner)}")
-        if run is not None:
-            thread_id, run_id = run
-            conditions.append(f"m.source_run_id = {q(run_id)}")
-            if thread_id:
-                conditions.append(f"m.source_thread_id = {q(thread_id)}")
-        return await self._load(q, actor, view, conditions, order, limit)
+        parts = []
+        for section in wanted:
+            conditions = [view.where(q, actor, section.kinds, platform=section.platform),
+                          f"NOT {view.superseded(q)}"]
+            if section.owner is not None:
+                conditions.append(f"m.owner_user_id = {q(section.owner)}")
+            if section.run is not None:
+                thread_id, run_id = section.run
+                conditions.append(f"m.source_run_id = {q(run_id)}")
+                if thread_id:
+                    conditions.append(f"m.source_thread_id = {q(thread_id)}")
+            select = _select(q, actor, view, conditions, label=q(section.name))
+            parts.append(f"({select} ORDER BY {section.order} LIMIT {q(section.limit)})")
+        rows = await self._pool.fetch(" UNION ALL ".join(parts), *q.args)
+        found: dict[str, list[Candidate]] = {section.name: [] for section in wanted}
+        for row in rows:
+            found[row["section"]].append(_candidate(row))
+        return found
 
     async def run_episode(self, actor: Actor, thread_id: str | None,
                           run_id: str) -> EpisodeRow | None:

@@ -86,7 +86,7 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
         if isinstance(embedder, LocalEmbedder):
             await embedder.warm_up()
         projector = Projector(repository, index, embedder, clock,
-                              batch=config.storage.projector_batch)
+                              batch=config.storage.projector_batch, entity_model=model)
         memory = AgentMemory(repository, index, embedder, clock, projector)
         servicer = AgentMemoryServicer(memory)
         retrieval = Retrieval(repository, RetrievalStore(repository.pool), index, embedder,

@@ -33,9 +33,10 @@ def _order(found) -> list[str]:
 
 async def test_deterministic_mode_never_calls_the_model(with_model):
     await _corpus(with_model)
+    before = len(with_model.model.chats())  # the projector's entity extraction
     found = await with_model.retrieve(QUERY, explain=True)
     assert _order(found) == [IMPORTANT, RELEVANT]  # importance outweighs the better match
-    assert with_model.model.chats() == []
+    assert len(with_model.model.chats()) == before
     assert found.workspace_entries[0].explanation.reranker.status == "skipped"
     assert (found.diagnostics.reranker, found.diagnostics.query_parsing) == ("skipped",
                                                                             "skipped")
@@ -79,3 +80,13 @@ async def test_assisted_mode_without_a_model_says_so(retrieval):
     assert _order(found) == [IMPORTANT, RELEVANT]
     assert (found.diagnostics.reranker, found.diagnostics.query_parsing) == ("unavailable",
                                                                             "unavailable")
+
+
+async def test_with_a_model_the_projector_adds_the_names_the_rules_miss(with_model, retrieval):
+    for under_test in (with_model, retrieval):
+        await under_test.add("Everything now runs on kubernetes in two regions", key="infra")
+        await under_test.project()
+    assert await with_model.only("entity", "what about kubernetes") == [
+        "Everything now runs on kubernetes in two regions"]
+    assert with_model.model.chats("You list the named things")
+    assert await retrieval.only("entity", "what about kubernetes") == []  # rules alone

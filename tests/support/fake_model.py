@@ -84,6 +84,10 @@ class FakeModel:
             content = json.dumps({"scores": self.rerank_scores(user)})
         elif "You parse a search query" in system:
             content = json.dumps(self.parsed_query(user))
+        elif "You list the named things" in system:
+            memory = re.search(r"<memory>(.*?)</memory>", user, re.S).group(1)
+            # Deterministic stand-in for a model's judgement: long lower-case words.
+            content = json.dumps({"entities": re.findall(r"\b[a-z]{9,}\b", memory)})
         else:
             offsets = re.findall(r"\(#(\d+)\)", user)
             previous = re.search(r"<previous_summary>\n(.*?)\n</previous_summary>", user, re.S)

@@ -29,8 +29,9 @@ CREATE TABLE memory_entities (
     -- Lower-case, single-spaced: what queries are matched against.
     norm                text NOT NULL,
     name                text NOT NULL,
+    -- model: found by the utility model (when configured), after the projection.
     kind                text NOT NULL CHECK (kind IN ('name', 'handle', 'hashtag', 'quoted',
-                                                      'identifier')),
+                                                      'identifier', 'model')),
     PRIMARY KEY (account_id, environment, memory_id, norm),
     FOREIGN KEY (account_id, environment, memory_id)
         REFERENCES memory_entries (account_id, environment, id) ON DELETE CASCADE

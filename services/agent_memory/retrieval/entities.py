@@ -10,6 +10,10 @@ What counts as an entity:
   inner capital, dotted paths (``billing.invoices.next_number``), ``a::b``,
   file names (``invoice.py``).
 
+When a utility model is configured, the projector also asks it for the names
+the rules miss (lower-case product names, ...), after its transaction has
+committed (:func:`model_entities`, kind ``model``).
+
 Each entity has a display ``name`` and a ``norm`` (lower case, single
 spaces, outer punctuation stripped) that queries are matched against: the
 query side never extracts, it looks up its own word n-grams (:func:`query_grams`),
@@ -18,8 +22,14 @@ so a lower-case question still finds "Ana Lopes".
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
+
+from libs.model import ChatModel, Prompt
+
+PROMPT = Prompt(Path(__file__).parent / "prompts" / "entities.v1.md")
 
 MAX_ENTITIES = 32  # per memory
 MAX_WORDS = 4  # the longest entity (and query n-gram), in words
@@ -118,3 +128,18 @@ def query_grams(text: str) -> list[str]:
                 continue
             grams[gram] = None
     return list(grams)
+
+
+async def model_entities(model: ChatModel, text: str) -> list[Entity]:
+    """The names the utility model finds in ``text`` (escaped, under a prompt that says
+    it is data)."""
+    inert = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    answer = await model.complete(PROMPT.text, f"<memory>{inert}</memory>", max_tokens=300)
+    match = re.search(r"\{.*\}", answer, re.S)
+    names = json.loads(match.group()).get("entities", []) if match else []
+    found: dict[str, Entity] = {}
+    for name in names[:MAX_ENTITIES]:
+        norm = normalize(str(name))
+        if norm and len(norm) <= _MAX_CHARS and len(norm.split()) <= MAX_WORDS:
+            found.setdefault(norm, Entity(norm, str(name).strip(), "model"))
+    return list(found.values())

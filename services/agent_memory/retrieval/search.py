@@ -36,7 +36,13 @@ from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex
 from services.agent_memory.model import Actor
 from services.agent_memory.retrieval import entities, fusion, params, rerank, scoring
 from services.agent_memory.retrieval.request import Mode, RetrieveRequest
-from services.agent_memory.retrieval.store import EpisodeRow, Filters, Hit, RetrievalStore
+from services.agent_memory.retrieval.store import (
+    Candidate,
+    EpisodeRow,
+    Filters,
+    Hit,
+    RetrievalStore,
+)
 from services.agent_memory.retrieval.view import View
 
 logger = logging.getLogger(__name__)
@@ -193,24 +199,9 @@ class Searcher:
                           request.temporal_before)
         found = await self._store.candidates(actor, view, SEARCHED, [f.id for f in fused],
                                              filters)
-        by_id = {c.entry.id: c for c in found}
-        pairs = []
-        for item in fused:
-            candidate = by_id.get(item.id)
-            if candidate is None:
-                continue
-            if candidate.signals.superseded and not request.include_superseded:
-                outcome.hidden_superseded += 1
-                continue
-            pairs.append((candidate, item))
-        outcome.filtered = len(pairs)
         outcome.timings["filter"] = _ms(started)
         started = time.perf_counter()
-        scored = scoring.score(pairs, request.overrides, view.at, request.temporal_anchor)
-        if outcome.route:  # a routed query keeps its list's order: newest first
-            scored.sort(key=lambda s: s.fused.legs[0].rank)
-        outcome.threshold = scoring.threshold(scored, request.min_score)
-        outcome.kept = [s for s in scored if s.final >= outcome.threshold][:request.top_n]
+        rank(fused, {c.entry.id: c for c in found}, request, view, outcome)
         outcome.timings["score"] = _ms(started)
 
     async def _parse(self, query: str, outcome: SearchOutcome) -> rerank.ParsedQuery | None:
@@ -251,3 +242,23 @@ class Searcher:
         outcome.reranked = Reranked("applied", {s.fused.id: g for s, g in zip(head, given,
                                                                              strict=True)})
 
+
+def rank(fused: list[fusion.Fused], found: dict[UUID, Candidate], request: RetrieveRequest,
+         view: View, outcome: SearchOutcome) -> None:
+    """The filter stage's verdicts (superseded hidden and counted), the weighted score and
+    the threshold: ``outcome.kept``, best first, at most top N."""
+    pairs = []
+    for item in fused:
+        candidate = found.get(item.id)
+        if candidate is None:
+            continue
+        if candidate.signals.superseded and not request.include_superseded:
+            outcome.hidden_superseded += 1
+            continue
+        pairs.append((candidate, item))
+    outcome.filtered = len(pairs)
+    scored = scoring.score(pairs, request.overrides, view.at, request.temporal_anchor)
+    if outcome.route:  # a routed query keeps its list's order: newest first
+        scored.sort(key=lambda s: s.fused.legs[0].rank)
+    outcome.threshold = scoring.threshold(scored, request.min_score)
+    outcome.kept = [s for s in scored if s.final >= outcome.threshold][:request.top_n]

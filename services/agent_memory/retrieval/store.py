@@ -510,3 +510,20 @@ async def refresh_entities(connection: asyncpg.Connection,
             " $6::text[]) ON CONFLICT DO NOTHING",
             [f[0] for f in found], [f[1] for f in found], [f[2] for f in found],
             [f[3].norm for f in found], [f[3].name for f in found], [f[3].kind for f in found])
+
+
+async def add_entities(pool: asyncpg.Pool, found: Sequence[tuple[Entry, Sequence]]) -> None:
+    """More entities of memories (the model's), kept only while each memory still has the
+    content they were found in."""
+    rows = [(e.account_id, e.environment, e.id, e.content_hash, x.norm, x.name, x.kind)
+            for e, names in found for x in names]
+    if not rows:
+        return
+    columns = list(zip(*rows, strict=True))
+    await pool.execute(
+        "INSERT INTO memory_entities (account_id, environment, memory_id, norm, name, kind)"
+        " SELECT x.a, x.e, x.id, x.norm, x.name, x.kind FROM unnest($1::text[], $2::text[],"
+        " $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[])"
+        " AS x(a, e, id, hash, norm, name, kind) JOIN memory_entries m ON m.account_id = x.a"
+        " AND m.environment = x.e AND m.id = x.id AND m.content_hash = x.hash"
+        " AND m.deleted_at IS NULL ON CONFLICT DO NOTHING", *[list(c) for c in columns])

@@ -195,7 +195,7 @@ async def main(chats: list[Path], limit: int | None) -> None:
                 if evidence:
                     questions.append(Question(account, qa["question"], evidence,
                                               qa.get("category", 0)))
-        projector = Projector(repository, index, embedder, SystemClock(), batch=256)
+        projector = Projector(repository, index, embedder, SystemClock(), batch=16)
         projected = await projector.drain()
         for row in await repository.pool.fetch("SELECT id, key FROM memory_entries"):
             keys[row["id"]] = row["key"]
@@ -227,6 +227,9 @@ async def main(chats: list[Path], limit: int | None) -> None:
         best = max(scores, key=lambda name: (scores[name], name == "default"))
         tuned = dict(grid())[best]
         print(f"tuning split: best of {len(scores)} configurations: {best}")
+        for name in sorted(scores, key=scores.get, reverse=True)[:5]:
+            print(f"  {scores[name]:.3f}  {name}")
+        print(f"  {scores['default']:.3f}  default")
         print()
         print("| evidence recall@10 | tuning (odd chats) | evaluation (even chats) |")
         print("|---|---|---|")

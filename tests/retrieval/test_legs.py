@@ -120,3 +120,13 @@ async def test_artifact_references_never_come_back_from_search(retrieval):
     await retrieval.project()
     found = await retrieval.retrieve("zephyr runbook", raw=True, min_score=0.0)
     assert [r.memory.key for r in found.results] == ["jobs"]
+
+
+async def test_a_tie_the_entity_leg_cannot_fit_is_left_to_the_other_legs(retrieval):
+    for i in range(25):  # top_n 10 reads 20 per leg: 25 memories naming Zephyr tie
+        await retrieval.add(f"Zephyr status report number {i}", key=f"report-{i}")
+    await retrieval.add("Kowalski signed off the Zephyr status", key="sign-off")
+    await retrieval.project()
+    found = await retrieval.only("entity", "zephyr kowalski", top_n=10)
+    assert found == ["Kowalski signed off the Zephyr status"]  # 1/1 + 1/26 beats 1/26
+    assert await retrieval.only("entity", "zephyr", top_n=10) == []  # 26 ties, 20 places

@@ -177,6 +177,17 @@ def _hits(rows) -> list[Hit]:
     return [Hit(r["id"], float(r["score"])) for r in rows]
 
 
+def _distinct(rows, limit: int) -> list[Hit]:
+    """The hits of a leg whose scores come in ties (entity and graph legs), read with one
+    row more than ``limit``: when the last tie group does not fit, the leg cannot tell
+    its members apart, so it ranks none of them (rather than an arbitrary few)."""
+    hits = _hits(rows)
+    if len(hits) <= limit:
+        return hits
+    cut = hits[limit].score
+    return [h for h in hits[:limit] if h.score != cut]
+
+
 def _episode(row, score: float = 0.0) -> EpisodeRow:
     return EpisodeRow(row["id"], row["thread_id"], row["run_id"], row["outcome"], row["task"],
                       row["summary"], row["finished_at"], score)
@@ -229,7 +240,8 @@ class RetrievalStore:
                      grams: Sequence[str], limit: int) -> list[Hit]:
         """Memories naming the query's entities; each matched name adds 1 / (the number of
         the account's memories naming it), so rare names weigh most. At most
-        ENTITY_PER_NAME memories are read per name."""
+        ENTITY_PER_NAME memories are read per name; a tie the leg cannot fit whole
+        (a common name) is left to the other legs."""
         if not grams:
             return []
         q = Query()
@@ -245,8 +257,8 @@ class RetrievalStore:
             f" SELECT m.id, sum(1.0 / h.df) AS score FROM hits h JOIN {view.source()}"
             f" ON m.account_id = {account} AND m.environment = {environment}"
             f" AND m.id = h.memory_id WHERE {view.where(q, actor, kinds)}"
-            f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit)}", *q.args)
-        return _hits(rows)
+            f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit + 1)}", *q.args)
+        return _distinct(rows, limit)
 
     async def graph(self, actor: Actor, view: View, kinds: Sequence[Kind], seeds: Sequence[UUID],
                     fanout: int, limit: int) -> list[Hit]:
@@ -275,8 +287,8 @@ class RetrievalStore:
             f" SELECT m.id, count(*) AS score FROM reached r JOIN {view.source()}"
             f" ON m.account_id = {account} AND m.environment = {environment} AND m.id = r.id"
             f" WHERE {view.where(q, actor, kinds)}"
-            f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit)}", *q.args)
-        return _hits(rows)
+            f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit + 1)}", *q.args)
+        return _distinct(rows, limit)
 
     async def by_kind(self, actor: Actor, view: View, kinds: Sequence[Kind],
                       limit: int) -> list[Hit]:

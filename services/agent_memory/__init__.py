@@ -13,5 +13,7 @@ embedder) is an asynchronous projection used for hybrid recall. Modules:
 - ``projector``: drains the outbox into the index;
 - ``recall``: the two-phase hybrid recall with its keyword fallback;
 - ``memory``: the operations behind the RPCs; ``hygiene``: expiry and decay;
+- ``retrieval``: RetrieveContext (seed 002): search legs, fusion, scoring,
+  the token-budgeted compiler, receipts, trust, episodes;
 - ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring.
 """

@@ -95,11 +95,7 @@ def retrieve_request(message: pb.RetrieveContextRequest) -> RetrieveRequest:
     )
 
 
-def memory_id(value: str, field: str) -> UUID:
-    try:
-        return UUID(value)
-    except ValueError:
-        raise InvalidArgument(field, "must be a memory id (UUID)") from None
+memory_id = memory_conversions.memory_id
 
 
 def receipt_id(value: str) -> UUID:

@@ -20,6 +20,10 @@ recall. Modules:
 - ``recall``: the two-phase hybrid recall with its keyword fallback;
 - ``memory``: the operations behind the RPCs (reads; changes through
   ``writes``); ``hygiene``: expiry, decay, pruning and purging;
+- ``retrieval``: RetrieveContext (seed 002): search legs, fusion, scoring,
+  the token-budgeted compiler, receipts, trust, episodes;
+- ``learning``: learning from finished runs (seed 004): extraction,
+  suggestions, procedures;
 - ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring;
   ``admin`` and ``reindex``: the operator's command lines.
 """

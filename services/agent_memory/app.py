@@ -9,10 +9,16 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentmemory.agent_memory.v1 import agent_memory_service_pb2, agent_memory_service_pb2_grpc
+from agentmemory.agent_memory.v1 import (
+    agent_memory_service_pb2,
+    agent_memory_service_pb2_grpc,
+    retrieval_pb2,
+    retrieval_pb2_grpc,
+)
 
 from libs import migrations
 from libs.embeddings import LocalEmbedder, build_embedder
+from libs.model import chat_model
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.agent_memory import safety
@@ -20,17 +26,23 @@ from services.agent_memory.clock import Clock, SystemClock
 from services.agent_memory.index import VectorIndex
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.index.server import QdrantServerIndex
+from services.agent_memory.learning import bridge
 from services.agent_memory.learning import wiring as learning_wiring
 from services.agent_memory.learning.episodes import EpisodeSink
 from services.agent_memory.memory import AgentMemory
 from services.agent_memory.projector import Projector
 from services.agent_memory.repository import Repository
+from services.agent_memory.retrieval.procedures import ProcedureSource
+from services.agent_memory.retrieval.service import Retrieval
+from services.agent_memory.retrieval.servicer import RetrievalServicer
+from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.servicer import AgentMemoryServicer
 from services.agent_memory.settings import AgentMemoryConfig, StorageSettings
 
 logger = logging.getLogger(__name__)
 
 SERVICE_NAME = agent_memory_service_pb2.DESCRIPTOR.services_by_name["AgentMemoryService"].full_name
+RETRIEVAL_NAME = retrieval_pb2.DESCRIPTOR.services_by_name["RetrievalService"].full_name
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -57,15 +69,18 @@ class Running:
     repository: Repository
     index: VectorIndex
     learning: learning_wiring.LearningParts | None = None
+    retrieval: Retrieval | None = None
 
 
 @contextlib.asynccontextmanager
 async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
-                  index: VectorIndex | None = None,
-                  background: bool = True,
+                  index: VectorIndex | None = None, background: bool = True,
+                  procedures: ProcedureSource | None = None,
                   episodes: EpisodeSink | None = None) -> AsyncIterator[Running]:
     """A serving agent memory. ``background=False`` leaves projection, hygiene and
-    learning to the caller (tests drive them by hand)."""
+    learning to the caller (tests drive them by hand). Learned procedures fill the
+    compiled context and finished runs' episodes are recorded for retrieval, unless
+    ``procedures`` or ``episodes`` stand in for them."""
     clock = clock or SystemClock()
     tracing = Tracing(config.process.tracing, "agent_memory")
     repository = await Repository.connect(config.storage.postgres_dsn.reveal())
@@ -73,22 +88,35 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
     index = index or build_index(config.storage)
     embedder = build_embedder(config.embeddings)
     stack = contextlib.AsyncExitStack()
+    model = chat_model(config.model)
     try:
         await migrations.apply(repository.pool, "agent_memory", MIGRATIONS)
         if isinstance(embedder, LocalEmbedder):
             await embedder.warm_up()
         safety.warm_up()
         projector = Projector(repository, index, embedder, clock,
-                              batch=config.storage.projector_batch)
+                              batch=config.storage.projector_batch, entity_model=model)
         memory = AgentMemory(repository, index, embedder, clock, projector)
         servicer = AgentMemoryServicer(memory)
+        retrieval = Retrieval(repository, RetrievalStore(repository.pool), index, embedder,
+                              clock, model, procedures)
         learning = await stack.enter_async_context(learning_wiring.learning(
-            config, repository, memory, index, embedder, clock, tracing, episodes))
-        server = GrpcServer(config.server, [ServiceBinding(
-            SERVICE_NAME,
-            lambda s: agent_memory_service_pb2_grpc.add_AgentMemoryServiceServicer_to_server(
-                servicer, s),
-        ), learning.binding], tracing=tracing, internal_token=config.process.internal.token)
+            config, repository, memory, index, embedder, clock, tracing,
+            episodes or bridge.episode_sink(retrieval, clock)))
+        if procedures is None:
+            retrieval.use_procedures(bridge.LearnedProcedures(learning.service))
+        retrieval_servicer = RetrievalServicer(retrieval, clock)
+        server = GrpcServer(config.server, [
+            ServiceBinding(
+                SERVICE_NAME,
+                lambda s: agent_memory_service_pb2_grpc.add_AgentMemoryServiceServicer_to_server(
+                    servicer, s)),
+            ServiceBinding(
+                RETRIEVAL_NAME,
+                lambda s: retrieval_pb2_grpc.add_RetrievalServiceServicer_to_server(
+                    retrieval_servicer, s)),
+            learning.binding,
+        ], tracing=tracing, internal_token=config.process.internal.token)
         server.metrics.gauge(
             "agent_memory.outbox.size", lambda: repository.pool.fetchval(
                 "SELECT count(*) FROM memory_outbox"),
@@ -100,7 +128,7 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
                          memory, config.storage.hygiene_interval_hours)),
                      *learning.start(config.storage.hygiene_interval_hours)]
         try:
-            yield Running(memory, server, projector, repository, index, learning)
+            yield Running(memory, server, projector, repository, index, learning, retrieval)
         finally:
             await server.stop()
             await learning.stop()
@@ -111,6 +139,8 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
         await stack.aclose()
         await index.close()
         await embedder.close()
+        if model is not None:
+            await model.close()
         await repository.close()
         tracing.close()
 

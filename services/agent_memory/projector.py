@@ -19,12 +19,15 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from libs.embeddings import Embedder
+from libs.model import ChatModel
 from services.agent_memory import index as vector_index
 from services.agent_memory import sparse
 from services.agent_memory.clock import Clock
 from services.agent_memory.index import IndexPoint, VectorIndex
 from services.agent_memory.model import Entry
 from services.agent_memory.repository import Repository
+from services.agent_memory.retrieval import entities
+from services.agent_memory.retrieval.store import add_entities, refresh_entities
 
 logger = logging.getLogger(__name__)
 
@@ -53,8 +56,10 @@ async def points_for(embedder: Embedder, rows: Sequence[Entry]) -> list[IndexPoi
 
 class Projector:
     def __init__(self, repository: Repository, index: VectorIndex, embedder: Embedder,
-                 clock: Clock, *, batch: int = 64, poll_seconds: float = 1.0) -> None:
+                 clock: Clock, *, batch: int = 64, poll_seconds: float = 1.0,
+                 entity_model: ChatModel | None = None) -> None:
         self._repository = repository
+        self._entity_model = entity_model
         self._index = index
         self._embedder = embedder
         self._clock = clock
@@ -83,6 +88,9 @@ class Projector:
             if not items:
                 return 0, False
             current = await self._repository.entries_for_projection(connection, items, now)
+            # Entities (retrieval's entity and graph legs): local, in this transaction.
+            await refresh_entities(connection, [(i.account_id, i.environment, i.entry_id)
+                                                for i in items])
             try:
                 await self._project(items, current)
             except Exception as exc:
@@ -90,7 +98,20 @@ class Projector:
                 await self._repository.retry_outbox(connection, items, now, str(exc))
                 return len(items), False
             await self._repository.finish_outbox(connection, [i.id for i in items])
-            return len(items), True
+        await self._model_entities(list(current.values()))
+        return len(items), True
+
+    async def _model_entities(self, live: list[Entry]) -> None:
+        """Best effort, after the commit (a model call never holds a transaction): the
+        names the utility model finds beyond the rules'."""
+        if self._entity_model is None or not live:
+            return
+        try:
+            found = [(e, await entities.model_entities(self._entity_model, e.content))
+                     for e in live]
+            await add_entities(self._repository.pool, found)
+        except Exception as exc:
+            logger.warning("entity extraction by the model skipped: %s", exc)
 
     async def _project(self, items, current) -> None:
         collections: dict[tuple[str, str], set] = defaultdict(set)

@@ -105,6 +105,7 @@ RULES: dict[Kind, KindRules] = {
     Kind.BLOCK: KindRules(20, 10, 2000, recallable=False),
 }
 
+RECALLABLE = tuple(kind for kind, rules in RULES.items() if rules.recallable)
 DECAYING = tuple(kind for kind, rules in RULES.items() if rules.decays)
 # Policies: imperative by design and written only by admins or the operator, so the
 # safety screen's prose classifier (which reads imperatives as likely injections) does

@@ -56,6 +56,7 @@ class AgentMemoryConfig:
     embeddings: EmbeddingSettings
     process: ProcessSettings
     learning: LearningSettings = LearningSettings()
+    # The utility model: extraction, assisted retrieval (query parsing, reranking).
     model: ModelSettings = ModelSettings()
 
     @classmethod

@@ -16,6 +16,8 @@ from agentmemory.gateway.v1 import (
     learning_service_pb2_grpc,
     memory_library_service_pb2,
     memory_library_service_pb2_grpc,
+    retrieval_service_pb2,
+    retrieval_service_pb2_grpc,
     run_service_pb2,
     run_service_pb2_grpc,
 )
@@ -30,6 +32,8 @@ from services.gateway.keys import ApiKeys
 from services.gateway.learning import LearningServicer
 from services.gateway.library import MemoryLibrary
 from services.gateway.library_servicer import MemoryLibraryServicer
+from services.gateway.retrieval import Retrieval
+from services.gateway.retrieval_servicer import RetrievalServicer
 from services.gateway.runs import RunServicer
 from services.gateway.servicer import GatewayServicer
 from services.gateway.settings import GatewayConfig
@@ -43,6 +47,7 @@ LIBRARY_NAME = memory_library_service_pb2.DESCRIPTOR.services_by_name[
     "MemoryLibraryService"].full_name
 RUNS_NAME = run_service_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
 LEARNING_NAME = learning_service_pb2.DESCRIPTOR.services_by_name["LearningService"].full_name
+RETRIEVAL_NAME = retrieval_service_pb2.DESCRIPTOR.services_by_name["RetrievalService"].full_name
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -72,10 +77,12 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
     try:
         keys = ApiKeys(pool, cache_seconds=dependencies.key_cache_seconds)
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
-        servicer = GatewayServicer(keys, Threads(pool), upstreams, bindings)
+        threads = Threads(pool)
+        servicer = GatewayServicer(keys, threads, upstreams, bindings)
         library = MemoryLibraryServicer(keys, MemoryLibrary(upstreams, bindings))
-        runs = RunServicer(keys, Threads(pool), upstreams)
+        runs = RunServicer(keys, threads, upstreams)
         learning = LearningServicer(keys, upstreams)
+        retrieval = RetrievalServicer(keys, Retrieval(upstreams, threads))
         server = GrpcServer(config.server, [
             ServiceBinding(SERVICE_NAME, lambda s: gateway_service_pb2_grpc
                            .add_GatewayServiceServicer_to_server(servicer, s)),
@@ -85,6 +92,8 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
                            .add_RunServiceServicer_to_server(runs, s)),
             ServiceBinding(LEARNING_NAME, lambda s: learning_service_pb2_grpc
                            .add_LearningServiceServicer_to_server(learning, s)),
+            ServiceBinding(RETRIEVAL_NAME, lambda s: retrieval_service_pb2_grpc
+                           .add_RetrievalServiceServicer_to_server(retrieval, s)),
         ], tracing=tracing)
         # HTTP first: once gRPC health says SERVING, both listeners answer.
         async with listening(servicer, keys, host=config.server.host, port=config.http.port,

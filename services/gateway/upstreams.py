@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as agent_memory_grpc
 from agentmemory.agent_memory.v1 import learning_service_pb2_grpc as learning_grpc
+from agentmemory.agent_memory.v1 import retrieval_pb2_grpc as retrieval_grpc
 from agentmemory.journal.v1 import journal_service_pb2_grpc as journal_grpc
 from agentmemory.search.v1 import search_service_pb2_grpc as search_grpc
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_memory_grpc
@@ -22,8 +23,9 @@ class Upstreams:
     thread_memory: thread_memory_grpc.ThreadMemoryServiceStub
     agent_memory: agent_memory_grpc.AgentMemoryServiceStub
     search: search_grpc.SearchServiceStub
-    # Agent memory's LearningService (same channel as agent_memory).
+    # Agent memory's LearningService and RetrievalService (on the agent-memory channel).
     learning: learning_grpc.LearningServiceStub
+    retrieval: retrieval_grpc.RetrievalServiceStub
     _channels: list
 
     @classmethod
@@ -41,7 +43,8 @@ class Upstreams:
                    thread_memory_grpc.ThreadMemoryServiceStub(channels[1]),
                    agent_memory_grpc.AgentMemoryServiceStub(channels[2]),
                    search_grpc.SearchServiceStub(channels[3]),
-                   learning_grpc.LearningServiceStub(channels[2]), channels)
+                   learning_grpc.LearningServiceStub(channels[2]),
+                   retrieval_grpc.RetrievalServiceStub(channels[2]), channels)
 
     async def close(self) -> None:
         for channel in self._channels:

@@ -148,4 +148,5 @@ async def test_migrations_are_versioned_and_applied_once(memory):
         await connection.close()
     assert [(r["service"], r["version"]) for r in rows] == [("agent_memory", 1),
                                                              ("agent_memory", 2),
-                                                             ("agent_memory", 3)]
+                                                             ("agent_memory", 3),
+                                                             ("agent_memory", 4)]

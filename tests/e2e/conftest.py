@@ -7,6 +7,7 @@ import pytest
 
 BOUND_AGENT = "concierge"  # Memory is bound to it (an agent setting)
 CONTRACT_AGENT = "helper"  # ... and to this one, the agent of test_gateway_contract.py
+LEARNING_AGENT = "learner"  # the agent of test_learning.py (in accounts of its own)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -84,6 +84,14 @@ class FakeModel:
             content = json.dumps(self.facts)
         elif "one finished run" in system:
             content = json.dumps(self.run_facts)
+        elif "You rerank memories" in system:
+            content = json.dumps({"scores": self.rerank_scores(user)})
+        elif "You parse a search query" in system:
+            content = json.dumps(self.parsed_query(user))
+        elif "You list the named things" in system:
+            memory = re.search(r"<memory>(.*?)</memory>", user, re.S).group(1)
+            # Deterministic stand-in for a model's judgement: long lower-case words.
+            content = json.dumps({"entities": re.findall(r"\b[a-z]{9,}\b", memory)})
         else:
             offsets = re.findall(r"\(#(\d+)\)", user)
             previous = re.search(r"<previous_summary>\n(.*?)\n</previous_summary>", user, re.S)
@@ -94,6 +102,27 @@ class FakeModel:
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": content}}],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+    @staticmethod
+    def rerank_scores(prompt: str) -> dict[str, int]:
+        """Deterministic 0-10 scores: 10 x the share of the query's words (3+ letters) a
+        candidate contains, rounded down."""
+        query = re.search(r"<query>(.*?)</query>", prompt, re.S).group(1)
+        words = {w for w in re.findall(r"[a-z0-9]{3,}", query.lower())}
+        scores = {}
+        for number, text in re.findall(r"^\[(\d+)\] (.*)$", prompt, re.M):
+            found = set(re.findall(r"[a-z0-9]{3,}", text.lower()))
+            scores[number] = (10 * len(words & found)) // max(1, len(words))
+        return scores
+
+    @staticmethod
+    def parsed_query(prompt: str) -> dict:
+        """Capitalised words as entities, every word as a keyword, kinds named literally."""
+        query = re.search(r"<query>(.*?)</query>", prompt, re.S).group(1)
+        kinds = [k for k in ("decision", "correction", "preference", "instruction")
+                 if k in query.lower()]
+        return {"entities": re.findall(r"\b[A-Z][a-z]+\b", query),
+                "keywords": re.findall(r"[a-z0-9]+", query.lower()), "kinds": kinds}
 
     @staticmethod
     def _embeddings(body: dict) -> dict:

@@ -137,6 +137,16 @@ class EdgeIndex:
         points = await self._call(name, lambda s: s.query(request))
         return [IndexHit(UUID(str(p.id)), p.score) for p in points]
 
+    async def query_dense(self, name: str, dense: list[float], where: IndexFilter,
+                          limit: int) -> list[IndexHit]:
+        if not (self._root / name).exists():
+            return []
+        q = _edge()
+        request = q.QueryRequest(limit=limit, query=q.Query.Nearest(dense, using=DENSE),
+                                 filter=_filter(where), with_payload=False)
+        points = await self._call(name, lambda s: s.query(request))
+        return [IndexHit(UUID(str(p.id)), p.score) for p in points]
+
     async def count(self, name: str) -> int:
         if not (self._root / name).exists():
             return 0

@@ -131,6 +131,15 @@ class QdrantServerIndex:
         ))
         return [IndexHit(UUID(str(p.id)), p.score) for p in reply.points]
 
+    async def query_dense(self, name: str, dense: list[float], where: IndexFilter,
+                          limit: int) -> list[IndexHit]:
+        if not await self._exists(name):
+            return []
+        reply = await self._guard(self._client.query_points(
+            name, query=dense, using=DENSE, query_filter=_filter(where), limit=limit,
+            with_payload=False))
+        return [IndexHit(UUID(str(p.id)), p.score) for p in reply.points]
+
     async def count(self, name: str) -> int:
         if not await self._exists(name):
             return 0

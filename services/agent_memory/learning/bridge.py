@@ -1,0 +1,36 @@
+"""Where learning meets retrieval, both inside agent memory: a finished run's episode is
+recorded for the episode leg, and learned procedures fill the compiled context's
+procedures section (recalled for the request's run, so its outcome counts for them)."""
+
+from __future__ import annotations
+
+from services.agent_memory.clock import Clock
+from services.agent_memory.learning.episodes import Episode, EpisodeSink
+from services.agent_memory.learning.service import Learning
+from services.agent_memory.model import Actor
+from services.agent_memory.retrieval.procedures import RECALLED, Procedure
+from services.agent_memory.retrieval.service import Retrieval
+
+
+def episode_sink(retrieval: Retrieval, clock: Clock) -> EpisodeSink:
+    async def record(episode: Episode) -> None:
+        actor = Actor(episode.account_id, episode.environment, episode.agent_id,
+                      episode.owner_user_id)
+        await retrieval.record_episode(actor, episode.thread_id, episode.run_id,
+                                       episode.outcome, episode.task, episode.summary,
+                                       clock.now())
+    return record
+
+
+class LearnedProcedures:
+    """The ProcedureSource of the compiled context: learning's similarity recall."""
+
+    def __init__(self, learning: Learning) -> None:
+        self._learning = learning
+
+    async def relevant(self, actor: Actor, query: str, limit: int = RECALLED,
+                       run: tuple[str, str] | None = None) -> list[Procedure]:
+        found, _ = await self._learning.recall(actor, query, limit, run)
+        return [Procedure(str(r.procedure.id), r.procedure.task, "; ".join(
+            f"{step.tool_name}({step.arguments}) -> {step.status}"
+            for step in r.procedure.steps)) for r in found]

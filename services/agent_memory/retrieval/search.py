@@ -1,0 +1,264 @@
+"""Search (seed steps 1-6): route or run the legs, fuse, filter, score, threshold, rerank.
+
+Legs run concurrently (``asyncio.gather``), each timed:
+
+- vector: the query's dense embedding against the Qdrant index (dense leg
+  only, cosine), under the caller's visibility as a payload filter, then
+  re-checked in PostgreSQL (visibility and the view);
+- fulltext: PostgreSQL ``ts_rank_cd`` over a ``simple``-configuration
+  tsvector of key and content (an OR of the query's words, stop words left out);
+- entity: memories naming the query's entities (extracted at write time);
+- episode: sentences of past runs' summaries matching the query, mapped to
+  the memories those runs produced;
+- graph: two hops from the top 5 vector hits (memory -> entity -> memory, and
+  the memories they superseded); it waits for the vector leg, so it runs
+  chained to it inside the same gather;
+- type: the newest memories of the kinds the query names.
+
+A query of at most five words naming one kind skips the legs: routed to that
+kind's list, newest first. An empty query searches nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from libs.embeddings import Embedder
+from libs.model import ChatModel
+from services.agent_memory import index as vector_index
+from services.agent_memory import rules
+from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex
+from services.agent_memory.model import Actor
+from services.agent_memory.retrieval import entities, fusion, params, rerank, scoring
+from services.agent_memory.retrieval.request import Mode, RetrieveRequest
+from services.agent_memory.retrieval.store import (
+    Candidate,
+    EpisodeRow,
+    Filters,
+    Hit,
+    RetrievalStore,
+)
+from services.agent_memory.retrieval.view import View
+
+logger = logging.getLogger(__name__)
+
+SEARCHED = tuple(k for k in rules.RECALLABLE if k != rules.Kind.ARTIFACT_REF)
+
+
+@dataclass(frozen=True)
+class LegReport:
+    leg: str
+    candidates: int
+    elapsed_ms: float
+    weight: float
+
+
+@dataclass(frozen=True)
+class Reranked:
+    status: str  # skipped | unavailable | applied | failed
+    scores: dict[UUID, float] = field(default_factory=dict)
+
+
+@dataclass
+class SearchOutcome:
+    kept: list[scoring.Scored] = field(default_factory=list)
+    hidden_superseded: int = 0
+    threshold: float = 0.0
+    adaptive: bool = True
+    route: str = ""
+    legs: list[LegReport] = field(default_factory=list)
+    fused: int = 0
+    filtered: int = 0
+    episodes: list[EpisodeRow] = field(default_factory=list)
+    reranked: Reranked = field(default_factory=lambda: Reranked("skipped"))
+    query_parsing: str = "skipped"
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+class Searcher:
+    def __init__(self, store: RetrievalStore, index: VectorIndex, embedder: Embedder,
+                 model: ChatModel | None) -> None:
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self._model = model
+
+    async def search(self, actor: Actor, request: RetrieveRequest, view: View) -> SearchOutcome:
+        outcome = SearchOutcome(adaptive=request.min_score is None)
+        if not request.query:
+            return outcome
+        depth = params.leg_depth(request.top_n)
+        routed = fusion.route(request.query)
+        if routed is not None:
+            outcome.route = f"type:{routed}"
+            results = await self._legs(outcome, {"type": lambda: self._store.by_kind(
+                actor, view, [routed], depth)}, request.overrides.leg_weights)
+        else:
+            results = await self._search_legs(actor, request, view, depth, outcome)
+        started = time.perf_counter()
+        fused = fusion.rrf(results, request.overrides.leg_weights, request.overrides.rrf_k)
+        outcome.timings["fusion"] = _ms(started)
+        outcome.fused = len(fused)
+        await self._filter_and_score(actor, request, view, fused, outcome)
+        if request.wants_rerank:
+            await self._rerank(request, outcome)
+        return outcome
+
+    async def _search_legs(self, actor: Actor, request: RetrieveRequest, view: View, depth: int,
+                           outcome: SearchOutcome) -> dict[str, list[Hit]]:
+        text, grams, kinds = request.query, entities.query_grams(request.query), \
+            fusion.named_kinds(request.query)
+        if request.mode == Mode.ASSISTED:
+            parsed = await self._parse(request.query, outcome)
+            if parsed is not None:
+                text = " ".join([text, *parsed.keywords])
+                grams += [g for name in parsed.entities for g in entities.query_grams(name)]
+                kinds = list(dict.fromkeys([*kinds, *(k for k in parsed.kinds if k in SEARCHED)]))
+        weights = request.overrides.leg_weights
+        # One vector search feeds the vector leg and seeds the graph leg (which uses it
+        # even when the vector leg itself is weighted out).
+        vector_search = None
+        if weights.get("vector", 1.0) > 0 or weights.get("graph", 1.0) > 0:
+            vector_search = asyncio.ensure_future(self._vector(actor, view, request.query, depth))
+
+        async def vector() -> list[Hit]:
+            return await vector_search
+
+        async def graph() -> list[Hit]:
+            seeds = [h.id for h in (await vector_search)[:params.GRAPH_SEEDS]]
+            return await self._store.graph(actor, view, SEARCHED, seeds,
+                                           params.GRAPH_MAX_ENTITY_FANOUT, depth)
+
+        async def episode() -> list[Hit]:
+            found, hits = await self._store.episodes(actor, view, SEARCHED, text,
+                                                     params.EPISODES_MATCHED, depth)
+            outcome.episodes = found
+            return hits
+
+        legs: dict[str, Callable[[], Awaitable[list[Hit]]]] = {
+            "vector": vector,
+            "fulltext": lambda: self._store.fulltext(actor, view, SEARCHED, text, depth),
+            "entity": lambda: self._store.entity(actor, view, SEARCHED, grams, depth),
+            "episode": episode,
+            "graph": graph,
+        }
+        if kinds:
+            legs["type"] = lambda: self._store.by_kind(actor, view, kinds, depth)
+        try:
+            return await self._legs(outcome, legs, weights)
+        finally:
+            if vector_search is not None and not vector_search.done():
+                vector_search.cancel()
+
+    async def _legs(self, outcome: SearchOutcome,
+                    legs: dict[str, Callable[[], Awaitable[list[Hit]]]],
+                    weights: dict[str, float]) -> dict[str, list[Hit]]:
+        async def timed(name: str, run) -> list[Hit]:
+            started = time.perf_counter()
+            hits = await run()
+            outcome.legs.append(LegReport(params.LEG_LABELS[name], len(hits), _ms(started),
+                                          weights.get(name, 1.0)))
+            return hits
+
+        chosen = {name: run for name, run in legs.items() if weights.get(name, 1.0) > 0}
+        started = time.perf_counter()
+        found = await asyncio.gather(*(timed(n, r) for n, r in chosen.items()))
+        outcome.timings["legs"] = _ms(started)
+        order = list(params.LEGS)
+        outcome.legs.sort(key=lambda r: order.index(r.leg.lower()) if r.leg.lower() in order
+                          else len(order))
+        return dict(zip(chosen, found, strict=True))
+
+    async def _vector(self, actor: Actor, view: View, query: str, limit: int) -> list[Hit]:
+        name = vector_index.collection_name(actor.account_id, actor.environment,
+                                            self._embedder.name)
+        where = IndexFilter(actor.agent_id, actor.user_id, view.at.timestamp(),
+                            tuple(str(k) for k in SEARCHED))
+        try:
+            dense = await self._embedder.embed_query(query)
+            hits: list[IndexHit] = await self._index.query_dense(name, dense, where, limit)
+        except Exception as exc:  # the index or embedding API is down: the other legs answer
+            logger.warning("vector leg unavailable: %s", exc)
+            return []
+        return await self._store.verified(actor, view, SEARCHED,
+                                          [Hit(h.id, h.score) for h in hits])
+
+    async def _filter_and_score(self, actor: Actor, request: RetrieveRequest, view: View,
+                                fused: list[fusion.Fused], outcome: SearchOutcome) -> None:
+        started = time.perf_counter()
+        filters = Filters(request.tags, request.agent_id, request.temporal_after,
+                          request.temporal_before)
+        found = await self._store.candidates(actor, view, SEARCHED, [f.id for f in fused],
+                                             filters)
+        outcome.timings["filter"] = _ms(started)
+        started = time.perf_counter()
+        rank(fused, {c.entry.id: c for c in found}, request, view, outcome)
+        outcome.timings["score"] = _ms(started)
+
+    async def _parse(self, query: str, outcome: SearchOutcome) -> rerank.ParsedQuery | None:
+        if self._model is None:
+            outcome.query_parsing = "unavailable"
+            return None
+        started = time.perf_counter()
+        try:
+            parsed = await rerank.parse_query(self._model, query)
+        except Exception as exc:
+            logger.warning("query parsing failed: %s", exc)
+            outcome.query_parsing = "failed"
+            return None
+        finally:
+            outcome.timings["query_parsing"] = _ms(started)
+        outcome.query_parsing = "applied"
+        return parsed
+
+    async def _rerank(self, request: RetrieveRequest, outcome: SearchOutcome) -> None:
+        if self._model is None:
+            outcome.reranked = Reranked("unavailable")
+            return
+        head = outcome.kept[:rerank.RERANK_LIMIT]
+        if not head:
+            return
+        started = time.perf_counter()
+        try:
+            given = await rerank.scores(self._model, request.query, [
+                f"{s.candidate.entry.key}: {s.candidate.entry.content}" for s in head])
+        except Exception as exc:
+            logger.warning("reranking failed: %s", exc)
+            outcome.reranked = Reranked("failed")
+            return
+        finally:
+            outcome.timings["rerank"] = _ms(started)
+        by_score = sorted(zip(head, given, strict=True), key=lambda p: -p[1])  # stable: ties
+        outcome.kept = [s for s, _ in by_score] + outcome.kept[rerank.RERANK_LIMIT:]
+        outcome.reranked = Reranked("applied", {s.fused.id: g for s, g in zip(head, given,
+                                                                             strict=True)})
+
+
+def rank(fused: list[fusion.Fused], found: dict[UUID, Candidate], request: RetrieveRequest,
+         view: View, outcome: SearchOutcome) -> None:
+    """The filter stage's verdicts (superseded hidden and counted), the weighted score and
+    the threshold: ``outcome.kept``, best first, at most top N."""
+    pairs = []
+    for item in fused:
+        candidate = found.get(item.id)
+        if candidate is None:
+            continue
+        if candidate.signals.superseded and not request.include_superseded:
+            outcome.hidden_superseded += 1
+            continue
+        pairs.append((candidate, item))
+    outcome.filtered = len(pairs)
+    scored = scoring.score(pairs, request.overrides, view.at, request.temporal_anchor)
+    if outcome.route:  # a routed query keeps its list's order: newest first
+        scored.sort(key=lambda s: s.fused.legs[0].rank)
+    outcome.threshold = scoring.threshold(scored, request.min_score)
+    outcome.kept = [s for s in scored if s.final >= outcome.threshold][:request.top_n]

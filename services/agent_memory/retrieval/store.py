@@ -1,0 +1,541 @@
+"""Every SQL statement of retrieval, on asyncpg: storage only.
+
+Reads of memories go through a :class:`View` (now, recorded as of, valid as
+of), whose condition always carries the caller's visibility predicate;
+episodes and receipts have scope columns and are filtered by the same
+predicate. Writes (receipts, credits, episodes, entities) are single
+statements or one short transaction, never open across a network call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+import asyncpg
+
+from services.agent_memory import sql
+from services.agent_memory.model import Actor, Entry
+from services.agent_memory.retrieval import entities as entity_rules
+from services.agent_memory.retrieval.view import View
+from services.agent_memory.rules import Kind
+from services.agent_memory.sql import Query, visible
+
+# Words the full-text leg does not search for: in the 'simple' configuration
+# (no stemming, no stop words) they would match nearly every memory.
+FULLTEXT_STOP = sorted({
+    "a", "about", "all", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by",
+    "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her",
+    "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not",
+    "of", "on", "or", "our", "she", "so", "some", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "to", "us", "was", "we", "were", "what", "when",
+    "where", "which", "who", "why", "will", "with", "would", "you", "your",
+})
+
+
+def _tsquery(q: Query, text: str, operator: str = "|") -> str:
+    """The query's own lexemes (the parser's, so both sides tokenize alike) joined by
+    ``operator``, stop words left out; user text never reaches tsquery syntax."""
+    return (f"to_tsquery('simple', (SELECT coalesce(string_agg(quote_literal(lexeme),"
+            f" ' {operator} '), '') FROM unnest(to_tsvector('simple', {q(text)})) WHERE lexeme"
+            f" <> ALL({q(FULLTEXT_STOP)}::text[])))")
+
+
+# The full-text leg ranks at most this many matches of each stage (memories with every
+# query word, then memories with any): ts_rank_cd reads each match's tsvector, and a
+# common word can match most of a large account.
+FULLTEXT_RANKED = 1000
+# The entity leg reads at most this many memories per matched name.
+ENTITY_PER_NAME = 100
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: UUID
+    score: float
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What scoring and trust read besides the memory: use, credit, conflicts."""
+
+    superseded: bool
+    contradicted: bool
+    recall_count: int
+    last_recalled_at: datetime | None
+    helpful: int = 0
+    unhelpful: int = 0
+    successes: int = 0
+    failures: int = 0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    entry: Entry
+    signals: Signals
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The filter stage (seed step 4), beyond visibility and validity."""
+
+    tags: dict[str, str]
+    agent_id: str | None
+    after: datetime | None
+    before: datetime | None
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    id: UUID
+    thread_id: str
+    run_id: str
+    outcome: str
+    task: str
+    summary: str
+    finished_at: datetime
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class ReceiptItem:
+    memory_id: UUID
+    version: int
+    section: str
+    position: int
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Receipt:
+    id: UUID
+    run_id: str
+    thread_id: str | None
+    query: str
+    mode: str
+    token_budget: int
+    tokens_used: int
+    sections: dict
+    created_at: datetime
+    items: list[ReceiptItem]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One fixed section's memories: blocks, the profile (``owner``: the user's), rules
+    (``platform``: the operator's too), the run's (``run``: thread, run)."""
+
+    name: str
+    kinds: Sequence[Kind]
+    limit: int
+    owner: str | None = None
+    run: tuple[str | None, str] | None = None
+    order: str = "m.importance DESC, m.updated_at DESC, m.id"
+    platform: bool = False
+
+
+def _select(q: Query, actor: Actor, view: View, conditions: list[str],
+            label: str = "''") -> str:
+    """Memories of the view with what scoring and trust read: use counters (always the
+    current row's), credit, and whether another visible live memory holds the same key
+    with other content."""
+    other = "o"
+    rivals = (f"EXISTS (SELECT 1 FROM memory_entries {other} WHERE {visible(q, actor, other)}"
+              f" AND {other}.key = m.key AND {other}.id <> m.id"
+              f" AND {other}.deleted_at IS NULL AND {other}.superseded_by IS NULL"
+              f" AND ({other}.expires_at IS NULL OR {other}.expires_at > {q(view.now)})"
+              f" AND {other}.content_hash <> m.content_hash)")
+    select = ", ".join(f"m.{c}" for c in ("id", "account_id", "environment", "version",
+                                          *sql.SNAPSHOT))
+    counters = "m"
+    source = view.source()
+    if view.versions:  # a version row has no counters: the memory's current row has
+        counters = "c"
+        source += (" JOIN memory_entries c ON c.account_id = m.account_id"
+                   " AND c.environment = m.environment AND c.id = m.id")
+    return (f"SELECT {label}::text AS section, {select}, {counters}.recall_count,"
+            f" {counters}.last_recalled_at, {view.superseded(q)} AS is_superseded,"
+            f" {rivals} AS contradicted, coalesce(u.helpful, 0) AS helpful,"
+            f" coalesce(u.unhelpful, 0) AS unhelpful, coalesce(u.successes, 0) AS successes,"
+            f" coalesce(u.failures, 0) AS failures FROM {source}"
+            f" LEFT JOIN memory_utility u ON u.account_id = m.account_id"
+            f" AND u.environment = m.environment AND u.memory_id = m.id"
+            f" WHERE {' AND '.join(conditions)}")
+
+
+def _candidate(row) -> Candidate:
+    return Candidate(sql.entry(row), Signals(
+        row["is_superseded"], row["contradicted"], row["recall_count"],
+        row["last_recalled_at"], row["helpful"], row["unhelpful"], row["successes"],
+        row["failures"]))
+
+
+def _hits(rows) -> list[Hit]:
+    return [Hit(r["id"], float(r["score"])) for r in rows]
+
+
+def _distinct(rows, limit: int) -> list[Hit]:
+    """The hits of a leg whose scores come in ties (entity and graph legs), read with one
+    row more than ``limit``: when the last tie group does not fit, the leg cannot tell
+    its members apart, so it ranks none of them (rather than an arbitrary few)."""
+    hits = _hits(rows)
+    if len(hits) <= limit:
+        return hits
+    cut = hits[limit].score
+    return [h for h in hits[:limit] if h.score != cut]
+
+
+def _episode(row, score: float = 0.0) -> EpisodeRow:
+    return EpisodeRow(row["id"], row["thread_id"], row["run_id"], row["outcome"], row["task"],
+                      row["summary"], row["finished_at"], score)
+
+
+def _owner(actor: Actor) -> tuple[str, str]:
+    """Scope and owner of what a caller's run produces (episodes, receipts)."""
+    return ("private", actor.user_id) if actor.user_id else ("agent", "")
+
+
+class RetrievalStore:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    # -- the legs ------------------------------------------------------------------
+
+    async def verified(self, actor: Actor, view: View, kinds: Sequence[Kind],
+                       hits: Sequence[Hit]) -> list[Hit]:
+        """The vector leg's hits the caller may see in this view, in the index's order."""
+        if not hits:
+            return []
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT m.id FROM {view.source()} WHERE {view.where(q, actor, kinds)}"
+            f" AND m.id = ANY({q([h.id for h in hits])}::uuid[])", *q.args)
+        seen = {r["id"] for r in rows}
+        return [h for h in hits if h.id in seen]
+
+    async def fulltext(self, actor: Actor, view: View, kinds: Sequence[Kind], text: str,
+                       limit: int) -> list[Hit]:
+        """ts_rank_cd against the OR of the query's words; memories holding every word come
+        first. Each stage ranks at most FULLTEXT_RANKED matches."""
+        q = Query()
+        every, some = _tsquery(q, text, "&"), _tsquery(q, text, "|")
+        base = view.where(q, actor, kinds)
+        ranked = q(FULLTEXT_RANKED)
+        rows = await self._pool.fetch(
+            f"WITH terms AS (SELECT {every} AS every, {some} AS some),"
+            f" matched AS ((SELECT m.id, m.search_simple, true AS complete"
+            f" FROM {view.source()}, terms WHERE {base} AND m.search_simple @@ terms.every"
+            f" LIMIT {ranked}) UNION ALL (SELECT m.id, m.search_simple, false"
+            f" FROM {view.source()}, terms WHERE {base} AND m.search_simple @@ terms.some"
+            f" AND NOT m.search_simple @@ terms.every LIMIT {ranked}))"
+            f" SELECT x.id, ts_rank_cd(x.search_simple, terms.some) AS score"
+            f" FROM matched x, terms ORDER BY x.complete DESC, score DESC, x.id"
+            f" LIMIT {q(limit)}", *q.args)
+        return _hits(rows)
+
+    async def entity(self, actor: Actor, view: View, kinds: Sequence[Kind],
+                     grams: Sequence[str], limit: int) -> list[Hit]:
+        """Memories naming the query's entities; each matched name adds 1 / (the number of
+        the account's memories naming it), so rare names weigh most. At most
+        ENTITY_PER_NAME memories are read per name; a tie the leg cannot fit whole
+        (a common name) is left to the other legs."""
+        if not grams:
+            return []
+        q = Query()
+        account, environment = q(actor.account_id), q(actor.environment)
+        rows = await self._pool.fetch(
+            f"WITH names AS (SELECT norm, count(*) AS df FROM memory_entities"
+            f" WHERE account_id = {account} AND environment = {environment}"
+            f" AND norm = ANY({q(list(grams))}::text[]) GROUP BY norm),"
+            f" hits AS (SELECT n.df, x.memory_id FROM names n CROSS JOIN LATERAL"
+            f" (SELECT e.memory_id FROM memory_entities e WHERE e.account_id = {account}"
+            f" AND e.environment = {environment} AND e.norm = n.norm"
+            f" LIMIT {q(ENTITY_PER_NAME)}) x)"
+            f" SELECT m.id, sum(1.0 / h.df) AS score FROM hits h JOIN {view.source()}"
+            f" ON m.account_id = {account} AND m.environment = {environment}"
+            f" AND m.id = h.memory_id WHERE {view.where(q, actor, kinds)}"
+            f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit + 1)}", *q.args)
+        return _distinct(rows, limit)
+
+    async def graph(self, actor: Actor, view: View, kinds: Sequence[Kind], seeds: Sequence[UUID],
+                    fanout: int, limit: int) -> list[Hit]:
+        """Two hops from the seeds: memory -> entity -> another memory (each pair of seed
+        and shared entity counts one; entities named by more than ``fanout`` memories are
+        not walked), and memory -> the memories it superseded (counts one)."""
+        if not seeds:
+            return []
+        q = Query()
+        account, environment, seed_ids = (q(actor.account_id), q(actor.environment),
+                                          q(list(seeds)))
+        rows = await self._pool.fetch(
+            f"WITH named AS (SELECT memory_id AS seed, norm FROM memory_entities"
+            f" WHERE account_id = {account} AND environment = {environment}"
+            f" AND memory_id = ANY({seed_ids}::uuid[])),"
+            f" walked AS (SELECT n.norm FROM (SELECT DISTINCT norm FROM named) n WHERE (SELECT"
+            f" count(*) FROM (SELECT 1 FROM memory_entities f WHERE f.account_id = {account}"
+            f" AND f.environment = {environment} AND f.norm = n.norm LIMIT {q(fanout + 1)}) c)"
+            f" <= {q(fanout)}),"
+            f" reached AS (SELECT e2.memory_id AS id FROM named n JOIN walked w USING (norm)"
+            f" JOIN memory_entities e2 ON e2.account_id = {account}"
+            f" AND e2.environment = {environment} AND e2.norm = n.norm"
+            f" AND e2.memory_id <> n.seed"
+            f" UNION ALL SELECT s.id FROM memory_entries s WHERE s.account_id = {account}"
+            f" AND s.environment = {environment} AND s.superseded_by = ANY({seed_ids}::uuid[]))"
+            f" SELECT m.id, count(*) AS score FROM reached r JOIN {view.source()}"
+            f" ON m.account_id = {account} AND m.environment = {environment} AND m.id = r.id"
+            f" WHERE {view.where(q, actor, kinds)}"
+            f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit + 1)}", *q.args)
+        return _distinct(rows, limit)
+
+    async def by_kind(self, actor: Actor, view: View, kinds: Sequence[Kind],
+                      limit: int) -> list[Hit]:
+        """The type leg and routed queries: newest first (score: creation time, epoch s)."""
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT m.id, extract(epoch FROM m.created_at) AS score FROM {view.source()}"
+            f" WHERE {view.where(q, actor, kinds)}"
+            f" ORDER BY m.created_at DESC, m.id LIMIT {q(limit)}", *q.args)
+        return _hits(rows)
+
+    async def episodes(self, actor: Actor, view: View, kinds: Sequence[Kind], text: str,
+                       episodes: int, limit: int) -> tuple[list[EpisodeRow], list[Hit]]:
+        """Episodes whose summary sentences match the query (best sentence's ts_rank_cd),
+        and the memories their runs produced, ranked by their episode's rank."""
+        q = Query()
+        query = _tsquery(q, text)
+        ep = "ep"
+        matched = await self._pool.fetch(
+            f"SELECT {ep}.id, {ep}.thread_id, {ep}.run_id, {ep}.outcome, {ep}.task, {ep}.summary,"
+            f" {ep}.finished_at, max(ts_rank_cd(s.search, query)) AS score"
+            f" FROM episode_sentences s JOIN episodes {ep} ON {ep}.account_id = s.account_id"
+            f" AND {ep}.environment = s.environment AND {ep}.id = s.episode_id, {query} query"
+            f" WHERE s.account_id = {q(actor.account_id)} AND s.environment ="
+            f" {q(actor.environment)} AND s.search @@ query AND {visible(q, actor, ep)}"
+            f" AND {ep}.recorded_at <= {q(view.at)}"
+            f" GROUP BY {ep}.account_id, {ep}.environment, {ep}.id"
+            f" ORDER BY score DESC, {ep}.id LIMIT {q(episodes)}", *q.args)
+        found = [_episode(r, float(r["score"])) for r in matched]
+        if not found:
+            return [], []
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT m.id, r.score FROM {view.source()} JOIN unnest({q([e.thread_id for e in found])}"
+            f"::text[], {q([e.run_id for e in found])}::text[], {q([e.score for e in found])}"
+            f"::float8[]) AS r(thread_id, run_id, score) ON m.source_thread_id = r.thread_id"
+            f" AND m.source_run_id = r.run_id WHERE {view.where(q, actor, kinds)}"
+            f" ORDER BY r.score DESC, m.importance DESC, m.id LIMIT {q(limit)}", *q.args)
+        return found, _hits(rows)
+
+    # -- the filter stage and what scoring reads -----------------------------------
+
+    async def candidates(self, actor: Actor, view: View, kinds: Sequence[Kind],
+                         ids: Sequence[UUID], filters: Filters) -> list[Candidate]:
+        """The fused candidates that pass the filters (tags, application, creation time),
+        with their signals. Superseded ones are included and flagged."""
+        if not ids:
+            return []
+        q = Query()
+        conditions = [view.where(q, actor, kinds), f"m.id = ANY({q(list(ids))}::uuid[])"]
+        if filters.tags:
+            conditions.append(f"m.tags @> {q(json.dumps(filters.tags))}::jsonb")
+        if filters.agent_id is not None:
+            conditions.append(f"(m.scope IN ('account', 'user') OR m.agent_id ="
+                              f" {q(filters.agent_id)})")
+        if filters.after is not None:
+            conditions.append(f"m.created_at > {q(filters.after)}")
+        if filters.before is not None:
+            conditions.append(f"m.created_at < {q(filters.before)}")
+        return await self._load(q, actor, view, conditions)
+
+    async def _load(self, q: Query, actor: Actor, view: View,
+                    conditions: list[str]) -> list[Candidate]:
+        rows = await self._pool.fetch(_select(q, actor, view, conditions), *q.args)
+        return [_candidate(r) for r in rows]
+
+    # -- the fixed sections --------------------------------------------------------
+
+    async def sections(self, actor: Actor, view: View,
+                       wanted: Sequence[Section]) -> dict[str, list[Candidate]]:
+        """Live memories for the fixed sections, in one statement."""
+        q = Query()
+        parts = []
+        for section in wanted:
+            conditions = [view.where(q, actor, section.kinds, platform=section.platform),
+                          f"NOT {view.superseded(q)}"]
+            if section.owner is not None:
+                conditions.append(f"m.owner_user_id = {q(section.owner)}")
+            if section.run is not None:
+                thread_id, run_id = section.run
+                conditions.append(f"m.source_run_id = {q(run_id)}")
+                if thread_id:
+                    conditions.append(f"m.source_thread_id = {q(thread_id)}")
+            select = _select(q, actor, view, conditions, label=q(section.name))
+            parts.append(f"({select} ORDER BY {section.order} LIMIT {q(section.limit)})")
+        rows = await self._pool.fetch(" UNION ALL ".join(parts), *q.args)
+        found: dict[str, list[Candidate]] = {section.name: [] for section in wanted}
+        for row in rows:
+            found[row["section"]].append(_candidate(row))
+        return found
+
+    async def run_episode(self, actor: Actor, thread_id: str | None,
+                          run_id: str) -> EpisodeRow | None:
+        q = Query()
+        condition = f"ep.run_id = {q(run_id)}"
+        if thread_id:
+            condition += f" AND ep.thread_id = {q(thread_id)}"
+        row = await self._pool.fetchrow(
+            f"SELECT ep.id, ep.thread_id, ep.run_id, ep.outcome, ep.task, ep.summary,"
+            f" ep.finished_at FROM episodes ep WHERE {visible(q, actor, 'ep')} AND {condition}"
+            f" ORDER BY ep.finished_at DESC LIMIT 1", *q.args)
+        return None if row is None else _episode(row)
+
+    # -- receipts and credit -------------------------------------------------------
+
+    async def save_receipt(self, actor: Actor, receipt: Receipt) -> None:
+        """The receipt, its items, and the delivered memories' usage counters, in one
+        statement (so counters move exactly when a receipt exists)."""
+        scope, owner = _owner(actor)
+        items = receipt.items
+        await self._pool.execute(
+            "WITH r AS (INSERT INTO retrieval_receipts (account_id, environment, id, scope,"
+            " agent_id, owner_user_id, run_id, thread_id, query, mode, token_budget, tokens_used,"
+            " sections, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+            " $13::jsonb, $14) RETURNING id),"
+            " i AS (INSERT INTO retrieval_receipt_items (account_id, environment, receipt_id,"
+            " memory_id, version, section, position, tokens) SELECT $1, $2, r.id, x.memory_id,"
+            " x.version, x.section, x.position, x.tokens FROM r, unnest($15::uuid[],"
+            " $16::int[], $17::text[], $18::int[], $19::int[]) AS x(memory_id, version, section,"
+            " position, tokens))"
+            " UPDATE memory_entries SET recall_count = recall_count + 1, last_recalled_at = $14"
+            " WHERE account_id = $1 AND environment = $2 AND id = ANY($15::uuid[])",
+            actor.account_id, actor.environment, receipt.id, scope, actor.agent_id, owner,
+            receipt.run_id, receipt.thread_id, receipt.query, receipt.mode, receipt.token_budget,
+            receipt.tokens_used, json.dumps(receipt.sections), receipt.created_at,
+            [i.memory_id for i in items], [i.version for i in items],
+            [i.section for i in items], [i.position for i in items], [i.tokens for i in items])
+
+    async def receipt(self, actor: Actor, receipt_id: UUID) -> Receipt | None:
+        q = Query()
+        row = await self._pool.fetchrow(
+            f"SELECT r.* FROM retrieval_receipts r WHERE {visible(q, actor, 'r')}"
+            f" AND r.id = {q(receipt_id)}", *q.args)
+        if row is None:
+            return None
+        items = await self._pool.fetch(
+            "SELECT memory_id, version, section, position, tokens FROM retrieval_receipt_items"
+            " WHERE account_id = $1 AND environment = $2 AND receipt_id = $3 ORDER BY position",
+            actor.account_id, actor.environment, receipt_id)
+        return Receipt(row["id"], row["run_id"], row["thread_id"], row["query"], row["mode"],
+                       row["token_budget"], row["tokens_used"], json.loads(row["sections"]),
+                       row["created_at"],
+                       [ReceiptItem(i["memory_id"], i["version"], i["section"], i["position"],
+                                    i["tokens"]) for i in items])
+
+    async def credit(self, actor: Actor, receipt_id: UUID, request_id: str, request_hash: str,
+                     kind: str, value: str, memory_ids: Sequence[UUID],
+                     counters: dict[str, int], now: datetime) -> tuple[str, list[UUID]] | None:
+        """Record a credit once per (receipt, request id) and add ``counters`` to each
+        memory's utility. Returns None when recorded now, else the earlier request's
+        (hash, memory ids), untouched."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            inserted = await connection.fetchval(
+                "INSERT INTO retrieval_credits (account_id, environment, receipt_id, request_id,"
+                " request_hash, kind, value, memory_ids, created_at) VALUES ($1, $2, $3, $4, $5,"
+                " $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING true",
+                actor.account_id, actor.environment, receipt_id, request_id, request_hash, kind,
+                value, list(memory_ids), now)
+            if not inserted:
+                row = await connection.fetchrow(
+                    "SELECT request_hash, memory_ids FROM retrieval_credits WHERE account_id = $1"
+                    " AND environment = $2 AND receipt_id = $3 AND request_id = $4",
+                    actor.account_id, actor.environment, receipt_id, request_id)
+                return row["request_hash"], list(row["memory_ids"])
+            columns = ("helpful", "unhelpful", "successes", "failures")
+            values = [counters.get(c, 0) for c in columns]
+            await connection.execute(
+                "INSERT INTO memory_utility (account_id, environment, memory_id, helpful,"
+                " unhelpful, successes, failures, updated_at) SELECT $1, $2, m.id, $4, $5, $6, $7,"
+                " $8 FROM memory_entries m WHERE m.account_id = $1 AND m.environment = $2"
+                " AND m.id = ANY($3::uuid[]) ON CONFLICT (account_id, environment, memory_id) DO"
+                " UPDATE SET helpful = memory_utility.helpful + $4, unhelpful ="
+                " memory_utility.unhelpful + $5, successes = memory_utility.successes + $6,"
+                " failures = memory_utility.failures + $7, updated_at = $8",
+                actor.account_id, actor.environment, list(memory_ids), *values, now)
+            return None
+
+    # -- episodes ------------------------------------------------------------------
+
+    async def save_episode(self, actor: Actor, episode: EpisodeRow, sentences: Sequence[str],
+                           now: datetime) -> EpisodeRow:
+        """Insert or replace the episode of (agent, thread, run) with its sentences."""
+        scope, owner = _owner(actor)
+        async with self._pool.acquire() as connection, connection.transaction():
+            row = await connection.fetchrow(
+                "INSERT INTO episodes (account_id, environment, id, scope, agent_id, owner_user_id,"
+                " thread_id, run_id, outcome, task, summary, finished_at, recorded_at) VALUES"
+                " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+                " ON CONFLICT (account_id, environment, agent_id, thread_id, run_id) DO UPDATE"
+                " SET scope = $4, owner_user_id = $6, outcome = $9, task = $10, summary = $11,"
+                " finished_at = $12, recorded_at = $13"
+                " RETURNING id, thread_id, run_id, outcome, task, summary, finished_at",
+                actor.account_id, actor.environment, episode.id, scope, actor.agent_id, owner,
+                episode.thread_id, episode.run_id, episode.outcome, episode.task,
+                episode.summary, episode.finished_at, now)
+            await connection.execute(
+                "DELETE FROM episode_sentences WHERE account_id = $1 AND environment = $2"
+                " AND episode_id = $3", actor.account_id, actor.environment, row["id"])
+            await connection.execute(
+                "INSERT INTO episode_sentences (account_id, environment, episode_id, position,"
+                " sentence) SELECT $1, $2, $3, p, s FROM unnest($4::text[]) WITH ORDINALITY"
+                " AS x(s, p)", actor.account_id, actor.environment, row["id"], list(sentences))
+            return _episode(row)
+
+
+# -- entities: a projection of each memory, kept by the projector ------------------------
+
+async def refresh_entities(connection: asyncpg.Connection,
+                           keys: Sequence[tuple[str, str, UUID]]) -> None:
+    """Re-extract the entities of these memories from their current row (deleted or
+    missing: none). Called by the projector, in its transaction, for each outbox batch."""
+    if not keys:
+        return
+    q = Query()
+    rows = await connection.fetch(
+        f"SELECT m.account_id, m.environment, m.id, m.content FROM memory_entries m"
+        f" JOIN unnest({q([k[0] for k in keys])}::text[], {q([k[1] for k in keys])}::text[],"
+        f" {q([k[2] for k in keys])}::uuid[]) AS o(account_id, environment, id)"
+        f" USING (account_id, environment, id) WHERE m.deleted_at IS NULL", *q.args)
+    found = [(r["account_id"], r["environment"], r["id"], e)
+             for r in rows for e in entity_rules.extract(r["content"])]
+    await connection.execute(
+        "DELETE FROM memory_entities e USING unnest($1::text[], $2::text[], $3::uuid[])"
+        " AS o(account_id, environment, id) WHERE e.account_id = o.account_id"
+        " AND e.environment = o.environment AND e.memory_id = o.id",
+        [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys])
+    if found:
+        await connection.execute(
+            "INSERT INTO memory_entities (account_id, environment, memory_id, norm, name, kind)"
+            " SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[],"
+            " $6::text[]) ON CONFLICT DO NOTHING",
+            [f[0] for f in found], [f[1] for f in found], [f[2] for f in found],
+            [f[3].norm for f in found], [f[3].name for f in found], [f[3].kind for f in found])
+
+
+async def add_entities(pool: asyncpg.Pool, found: Sequence[tuple[Entry, Sequence]]) -> None:
+    """More entities of memories (the model's), kept only while each memory still has the
+    content they were found in."""
+    rows = [(e.account_id, e.environment, e.id, e.content_hash, x.norm, x.name, x.kind)
+            for e, names in found for x in names]
+    if not rows:
+        return
+    columns = list(zip(*rows, strict=True))
+    await pool.execute(
+        "INSERT INTO memory_entities (account_id, environment, memory_id, norm, name, kind)"
+        " SELECT x.a, x.e, x.id, x.norm, x.name, x.kind FROM unnest($1::text[], $2::text[],"
+        " $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[])"
+        " AS x(a, e, id, hash, norm, name, kind) JOIN memory_entries m ON m.account_id = x.a"
+        " AND m.environment = x.e AND m.id = x.id AND m.content_hash = x.hash"
+        " AND m.deleted_at IS NULL ON CONFLICT DO NOTHING", *[list(c) for c in columns])

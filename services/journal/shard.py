@@ -9,9 +9,11 @@ ordered, a batch is durable only once every earlier batch is.
 The writer's view of each thread (next offset, owner) lives in memory and is
 loaded from the database on first use: nothing else writes this database
 while this writer is alive. When another writer opens the database, this one
-is fenced: every later call fails with JOURNAL_FENCED, and nothing this writer
+is fenced: every later call fails with JOURNAL_FENCED (UNAVAILABLE: the shard
+is served elsewhere now, so a client may retry there), and nothing this writer
 did not acknowledge as durable is ever reported as written. A failed write
-stops the writer altogether (fail-stop): its view can no longer be trusted.
+stops the writer altogether (fail-stop): its view can no longer be trusted. A
+writer that loses its lease is stopped the same way (:meth:`Shard.stop`).
 
 Reads only ever return durable data.
 """
@@ -72,11 +74,12 @@ def _scan_options(order: IterationOrder = IterationOrder.ASCENDING,
     )
 
 
-def fenced_error(shard: int) -> FailedPrecondition:
-    return FailedPrecondition(
+def fenced_error(shard: int) -> Unavailable:
+    return Unavailable(
         f"journal shard {shard} is fenced: a newer journal writer has taken over",
         reason="JOURNAL_FENCED",
         metadata={"shard": str(shard)},
+        elsewhere=True,
     )
 
 
@@ -127,6 +130,10 @@ class Shard:
         if self._failure is None and self._db.status().close_reason == CloseReason.FENCED:
             self._fail(fenced_error(self.index))
         return self._failure is None
+
+    def stop(self, error: DomainError) -> None:
+        """Stop writing at once (fail-stop): every later call fails with ``error``."""
+        self._fail(error)
 
     def _fail(self, error: DomainError) -> None:
         if self._failure is None:
@@ -462,7 +469,7 @@ class Shard:
 
 
 def _shutting_down() -> Unavailable:
-    return Unavailable("journal is shutting down", reason="SHUTTING_DOWN")
+    return Unavailable("journal is shutting down", reason="SHUTTING_DOWN", elsewhere=True)
 
 
 def _reject(pendings: list[PendingAppend], error: DomainError) -> None:

@@ -132,7 +132,8 @@ def channel(
     return grpc.aio.insecure_channel(
         grpc_target(target),
         options=options,
-        interceptors=[*interceptors, DeadlineInterceptor(default_timeout, internal_token)],
+        interceptors=[*interceptors,
+                      *DeadlineInterceptor(default_timeout, internal_token).for_every_call()],
     )
 
 
@@ -144,19 +145,24 @@ def check_address(value: str, name: str) -> None:
         raise ValueError(f"{name}: {exc}") from None
 
 
-class DeadlineInterceptor(
-    grpc.aio.UnaryUnaryClientInterceptor,
-    grpc.aio.UnaryStreamClientInterceptor,
-    grpc.aio.StreamUnaryClientInterceptor,
-    grpc.aio.StreamStreamClientInterceptor,
-):
+class DeadlineInterceptor:
+    """Adds the deadline, the request id and the internal secret to a call's details.
+
+    grpc.aio files an interceptor under the first call kind it implements only, so
+    one interceptor implementing all four would touch unary-unary calls alone (a
+    change-feed subscription then went out without the secret): :func:`for_every_call`
+    makes one per kind."""
+
     def __init__(self, default_timeout: float, internal_token: Secret | None = None) -> None:
         if default_timeout <= 0:
             raise ValueError("default_timeout must be positive")
         self._default = default_timeout
         self._token = internal_token.reveal() if internal_token else ""
 
-    def _with_deadline(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+    def for_every_call(self) -> list:
+        return [_UnaryUnary(self), _UnaryStream(self), _StreamUnary(self), _StreamStream(self)]
+
+    def with_deadline(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
         timeout = self._default if details.timeout is None else details.timeout
         deadline = call_deadline.get()
         if deadline is not None:
@@ -169,17 +175,39 @@ class DeadlineInterceptor(
             metadata.add(INTERNAL_TOKEN_HEADER, self._token)
         return details._replace(timeout=timeout, metadata=metadata)
 
+
+class _UnaryUnary(grpc.aio.UnaryUnaryClientInterceptor):
+    def __init__(self, details: DeadlineInterceptor) -> None:
+        self._details = details
+
     async def intercept_unary_unary(self, continuation, client_call_details, request):
-        return await continuation(self._with_deadline(client_call_details), request)
+        return await continuation(self._details.with_deadline(client_call_details), request)
+
+
+class _UnaryStream(grpc.aio.UnaryStreamClientInterceptor):
+    def __init__(self, details: DeadlineInterceptor) -> None:
+        self._details = details
 
     async def intercept_unary_stream(self, continuation, client_call_details, request):
-        return await continuation(self._with_deadline(client_call_details), request)
+        return await continuation(self._details.with_deadline(client_call_details), request)
+
+
+class _StreamUnary(grpc.aio.StreamUnaryClientInterceptor):
+    def __init__(self, details: DeadlineInterceptor) -> None:
+        self._details = details
 
     async def intercept_stream_unary(self, continuation, client_call_details, request_iterator):
-        return await continuation(self._with_deadline(client_call_details), request_iterator)
+        return await continuation(self._details.with_deadline(client_call_details),
+                                  request_iterator)
+
+
+class _StreamStream(grpc.aio.StreamStreamClientInterceptor):
+    def __init__(self, details: DeadlineInterceptor) -> None:
+        self._details = details
 
     async def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
-        return await continuation(self._with_deadline(client_call_details), request_iterator)
+        return await continuation(self._details.with_deadline(client_call_details),
+                                  request_iterator)
 
 
 _UNREACHABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,

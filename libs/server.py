@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import inspect
 import logging
 import signal
 import time
@@ -190,6 +191,11 @@ def _unary(behavior, method: str, token: str):
 
 
 def _streaming(behavior, method: str, token: str):
+    if not inspect.isasyncgenfunction(behavior):
+        # A coroutine that answers through context.write(), as the health service's
+        # Watch does (gRPC's client-side health checks call it).
+        return _unary(behavior, method, token)
+
     async def wrapped(request, context) -> AsyncIterator:
         rid = "-"
         try:

@@ -173,11 +173,14 @@ class JournalReader:
 
     async def _tool_call_in_any_shard(self, request: journal_pb.GetToolCallRequest,
                                       count: int) -> journal_pb.GetToolCallResponse:
-        """Without a thread, the call id is looked for in every shard; it must be in one."""
+        """Without a thread, the call id is looked for in every shard; it must be in one.
+        (A process holding several shards answers for all of them, so the same record
+        may come back twice.)"""
         answers = await asyncio.gather(
             *(self.shards.shard(i).GetToolCall(request) for i in range(count)),
             return_exceptions=True)
-        found = [a for a in answers if isinstance(a, journal_pb.GetToolCallResponse)]
+        found = list({(a.thread_id, a.message_id): a for a in answers
+                      if isinstance(a, journal_pb.GetToolCallResponse)}.values())
         failures = [a for a in answers if isinstance(a, BaseException)]
         unexpected = [f for f in failures if not (isinstance(f, grpc.aio.AioRpcError)
                                                  and f.code() == grpc.StatusCode.NOT_FOUND)]

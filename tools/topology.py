@@ -271,13 +271,11 @@ class Topology:
                 return process
         return None
 
-    def restart(self, name: str) -> Process:
-        process = self.processes[name]
-        process.kill()
-        process.spawn()
-        wait_until(name, process.ready, died=lambda: process.exit_status() is not None
-                   and f"exited with {process.exit_status()}; see {process.log_path}")
-        return process
+    def restart(self, *names: str) -> None:
+        """Start the named processes again (killing any still running), and wait for them."""
+        for name in names:
+            self.processes[name].kill()
+        self._start_all([self.processes[name] for name in names])
 
     def describe(self) -> list[tuple[str, str, int | None, str]]:
         """(name, address, pid, role) of every process."""

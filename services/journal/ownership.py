@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from libs.errors import Unavailable
@@ -93,10 +94,12 @@ class ShardOwnership:
         shard: Shard | None = None
         failed = False
         try:
+            opening = time.monotonic()
             shard = await self._opener.open(self.index)  # fences any previous writer
             self._journal.attach(shard, lease_valid=self._lease.valid)
             await self._report(self.index, True)
-            logger.info("shard %d: this process is its writer now", self.index)
+            logger.info("shard %d: this process is its writer now (opened in %.2f s)",
+                        self.index, time.monotonic() - opening)
             failed = await self._serve(shard, renewing)
         except Exception:
             logger.exception("shard %d could not be opened", self.index)

@@ -57,43 +57,51 @@ async def watch_health(journal: Journal, server: GrpcServer) -> None:
 
 @contextlib.asynccontextmanager
 async def running(config: JournalConfig) -> AsyncIterator[tuple[Journal, GrpcServer]]:
-    """A serving journal; on exit: end feeds, drain calls, close the shards (releasing
-    their leases), stop."""
-    tracing = Tracing(config.process.tracing, "journal")
+    """A serving journal; on exit (in reverse order of what was built): end feeds,
+    drain calls, close the shards (releasing their leases), stop."""
     shards = config.shards
     logger.info("journal serving shard(s) %s of %d on %s%s",
                 ",".join(map(str, shards.served())), shards.shard_count, config.store.describe(),
                 f", under {shards.lease_seconds:g} s leases" if shards.lease_seconds else "")
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        tracing = Tracing(config.process.tracing, "journal")
+        stack.callback(tracing.close)
         if shards.lease_seconds:
             await Journal.prepare()
             journal = Journal(shards.shard_count, shards.served())
         else:
             journal = await Journal.open(config.store, shards)
-        try:
-            server = GrpcServer(config.server, [binding(journal)], tracing=tracing,
-                                internal_token=config.process.internal.token)
-            await server.start()
-            if shards.lease_seconds:
-                tasks, stop = await _stand_by(journal, server, config)
-            else:
-                for index in journal.served:
-                    await server.set_component_health(shard_health_name(index), True)
-                tasks, stop = [asyncio.create_task(watch_health(journal, server))], _cancel
-            try:
-                yield journal, server
-            finally:
-                journal.begin_shutdown()
-                await server.stop()
-                await stop(tasks)
-        finally:
-            await journal.close()
+        stack.push_async_callback(journal.close)
+        server = GrpcServer(config.server, [binding(journal)], tracing=tracing,
+                            internal_token=config.process.internal.token)
+        await server.start()
+        if shards.lease_seconds:
+            await stack.enter_async_context(_standing_by(journal, server, config))
+        else:
+            await stack.enter_async_context(_watched(journal, server))
+        stack.push_async_callback(server.stop)
+        stack.callback(journal.begin_shutdown)
+        yield journal, server
+
+
+@contextlib.asynccontextmanager
+async def _watched(journal: Journal, server: GrpcServer) -> AsyncIterator[None]:
+    """Without leases: every shard is held from the start until it fails."""
+    for index in journal.served:
+        await server.set_component_health(shard_health_name(index), True)
+    watcher = asyncio.create_task(watch_health(journal, server))
+    try:
+        yield
     finally:
-        tracing.close()
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
 
 
-async def _stand_by(journal: Journal, server: GrpcServer, config: JournalConfig):
-    """One ownership per served shard: each waits for its lease, then writes the shard."""
+@contextlib.asynccontextmanager
+async def _standing_by(journal: Journal, server: GrpcServer,
+                       config: JournalConfig) -> AsyncIterator[None]:
+    """With leases: one ownership per served shard, each waiting for its lease and then
+    writing the shard; on exit each closes what it holds and releases the lease."""
     shards = config.shards
     leases = build_lease_store(config.store, shards.lease_seconds)
     holder = f"{socket.gethostname()}:{server.port}/pid-{os.getpid()}"
@@ -102,24 +110,17 @@ async def _stand_by(journal: Journal, server: GrpcServer, config: JournalConfig)
     async def report(index: int, serving: bool) -> None:
         await server.set_component_health(shard_health_name(index), serving)
 
-    ownerships = [ShardOwnership(journal, opener, ShardLease(leases, index, holder,
-                                                             shards.lease_seconds), report)
+    ownerships = [ShardOwnership(journal, opener,
+                                 ShardLease(leases, index, holder, shards.lease_seconds), report)
                   for index in journal.served]
-    tasks = [asyncio.create_task(o.run_forever()) for o in ownerships]
-
-    async def stop(running_tasks: list[asyncio.Task]) -> None:
+    tasks = [asyncio.create_task(ownership.run_forever()) for ownership in ownerships]
+    try:
+        yield
+    finally:
         for ownership in ownerships:
-            await ownership.stop()
-        await asyncio.gather(*running_tasks, return_exceptions=True)
+            ownership.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await leases.close()
-
-    return tasks, stop
-
-
-async def _cancel(tasks: list[asyncio.Task]) -> None:
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def serve(config: JournalConfig) -> None:

@@ -70,7 +70,7 @@ class ShardOwnership:
             if failed and not self._stopping.is_set():
                 await asyncio.sleep(RETRY_AFTER_FAILURE_SECONDS)
 
-    async def stop(self) -> None:
+    def stop(self) -> None:
         """Stop (the caller awaits run_forever): a held shard is closed, its lease released."""
         self._stopping.set()
 

@@ -1,4 +1,4 @@
-"""A ClickHouse server for the driver-path tests: Debian's clickhouse-server (18.16).
+"""A ClickHouse server for the driver-path tests and `make topology`: Debian's clickhouse-server (18.16).
 
 It is old, but it serves every statement the search service runs (they avoid
 newer functions). ``tools/ensure_test_packages.sh`` installs it for ``make test``.

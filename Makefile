@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test proto lint bench clean
+.PHONY: install run test topology proto lint bench clean
 
 install: $(STAMP)
 
@@ -25,6 +25,11 @@ test: $(STAMP)
 	tools/ensure_client_toolchains.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The production shape as separate processes on loopback (tools/topology.py).
+topology: $(STAMP)
+	tools/ensure_test_packages.sh
+	$(BIN)/python -m tools.topology
+
 proto: $(STAMP)
 	$(BIN)/python tools/gen_protos.py
 
@@ -39,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.search_bench
 	$(BIN)/python -m bench.gateway_bench
 	$(BIN)/python -m bench.safety_report
+	$(BIN)/python -m bench.failover_bench
 
 clean:
 	rm -rf $(VENV) data .pytest_cache

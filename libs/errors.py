@@ -17,6 +17,12 @@ Services raise these; the server interceptor turns them into a
 ``google.rpc.Status`` carrying an ``ErrorInfo`` (and a ``BadRequest`` for field
 errors) through :func:`to_grpc_status`. Clients read them back with
 :func:`error_details`.
+
+An UNAVAILABLE a server raises itself (a dependency of its own is down) carries
+gRPC's retry pushback, so clients' retry policies (``libs.clients``) do not send
+the call to another replica that has the same dependency; only one raised with
+``elsewhere=True`` (this process is the wrong one to ask: a journal standby, a
+fenced writer, a process shutting down) is left for them to retry.
 """
 
 from __future__ import annotations
@@ -110,6 +116,23 @@ class Unavailable(DomainError):
     code = grpc.StatusCode.UNAVAILABLE
     default_reason = "UNAVAILABLE"
 
+    def __init__(self, message: str, *, reason: str | None = None,
+                 metadata: Mapping[str, str] | None = None, elsewhere: bool = False) -> None:
+        super().__init__(message, reason=reason, metadata=metadata)
+        #: Another replica may serve the call: clients may retry it there at once.
+        self.elsewhere = elsewhere
+
+
+#: gRPC's retry pushback trailer; a negative value tells the client not to retry.
+RETRY_PUSHBACK_HEADER = "grpc-retry-pushback-ms"
+
+
+@dataclass(frozen=True)
+class _Status(grpc.Status):
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple
+
 
 def to_grpc_status(error: DomainError) -> grpc.Status:
     """The one place a domain error becomes a gRPC status."""
@@ -128,12 +151,15 @@ def to_grpc_status(error: DomainError) -> grpc.Status:
                 ]
             )
         )
-    status = status_pb2.Status(
+    status = rpc_status.to_status(status_pb2.Status(
         code=getattr(code_pb2, error.code.name),
         message=error.message,
         details=[_pack(d) for d in details],
-    )
-    return rpc_status.to_status(status)
+    ))
+    if error.code != grpc.StatusCode.UNAVAILABLE or getattr(error, "elsewhere", False):
+        return status
+    return _Status(status.code, status.details,
+                   (*status.trailing_metadata, (RETRY_PUSHBACK_HEADER, "-1")))
 
 
 def internal_status(request_id: str) -> grpc.Status:

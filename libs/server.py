@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import inspect
 import logging
 import signal
 import time
@@ -241,6 +242,11 @@ def _unary(behavior, call: _Call):
 
 
 def _streaming(behavior, call: _Call):
+    if not inspect.isasyncgenfunction(behavior):
+        # A coroutine that answers through context.write(), as the health service's
+        # Watch does (gRPC's client-side health checks call it).
+        return _unary(behavior, call)
+
     async def wrapped(request, context) -> AsyncIterator:
         rid, started, code = "-", time.perf_counter(), grpc.StatusCode.OK
         try:

@@ -46,10 +46,21 @@ def test_compose_file_is_valid_and_complete():
     )
     assert done.returncode == 0, done.stdout + done.stderr
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
-    assert {"postgres", "redis", "qdrant", "s3", "clickhouse", "journal", "thread_memory",
-            "agent_memory", "search", "gateway"} <= set(services)
+    assert {"postgres", "redis", "qdrant", "s3", "clickhouse", "journal-shard-0",
+            "journal-shard-1", "thread_memory", "agent_memory", "search", "gateway"} <= set(services)
     published = {name for name, spec in services.items() if spec.get("ports")}
     assert published == {"gateway"}
+    # The topology tools/topology.py runs: two replicas of everything, two journal
+    # shards each with a writer and a standby under leases, found by one name.
+    for name in ("journal-shard-0", "journal-shard-1", "thread_memory", "agent_memory", "search",
+                 "gateway"):
+        assert services[name]["deploy"]["replicas"] == 2, name
+    for shard in (0, 1):
+        journal = services[f"journal-shard-{shard}"]
+        assert journal["environment"]["JOURNAL_SHARDS"] == str(shard)
+        assert journal["environment"]["JOURNAL_SHARD_COUNT"] == "2"
+        assert float(journal["environment"]["JOURNAL_LEASE_SECONDS"]) > 0
+        assert journal["networks"]["default"]["aliases"] == ["journal"]
 
 
 def test_readme_configuration_table_matches_the_code():

@@ -104,7 +104,8 @@ async def build(upstreams: Upstreams, principal: Principal, thread_id: str | Non
             return run_id
         try:
             async with upstream("journal"):
-                reply = await upstreams.journal.GetRun(journal_pb.GetRunRequest(
+                journal = await upstreams.journal.for_thread(principal.account_id, thread_id)
+                reply = await journal.GetRun(journal_pb.GetRunRequest(
                     principal=principal.to_proto(), thread_id=thread_id))
         except DomainError as exc:
             if exc.code == grpc.StatusCode.NOT_FOUND:  # no run is open

@@ -107,7 +107,8 @@ class Retrieval:
         first = max(1, source.first_offset - window)
         last = max(source.last_offset, source.first_offset) + window
         async with upstream("journal"):
-            reply = await self._upstreams.journal.ReadRange(journal_pb.ReadRangeRequest(
+            journal = await self._upstreams.journal.for_thread(principal.account_id, source.thread_id)
+            reply = await journal.ReadRange(journal_pb.ReadRangeRequest(
                 principal=principal.to_proto(), thread_id=source.thread_id,
                 from_offset=first, page_size=last - first + 1))
         messages = [m for m in reply.messages if m.offset <= last]

@@ -58,7 +58,8 @@ class RunServicer(pb_grpc.RunServiceServicer):
         await self._threads.ensure(principal, thread_id)
         await self._hold(principal, thread_id, run_id, credentials)
         async with upstream("journal"):
-            reply = await self._upstreams.journal.StartRun(journal_pb.StartRunRequest(
+            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
+            reply = await journal.StartRun(journal_pb.StartRunRequest(
                 principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
         return pb.StartRunResponse(run=reply.run, deduplicated=reply.deduplicated)
 
@@ -70,7 +71,8 @@ class RunServicer(pb_grpc.RunServiceServicer):
         await self._threads.require(principal, thread_id)
         await self._hold(principal, thread_id, run_id, credentials)
         async with upstream("journal"):
-            reply = await self._upstreams.journal.FinishRun(journal_pb.FinishRunRequest(
+            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
+            reply = await journal.FinishRun(journal_pb.FinishRunRequest(
                 principal=principal.to_proto(), thread_id=thread_id, run_id=run_id,
                 outcome=request.outcome))
         return pb.FinishRunResponse(run=reply.run, deduplicated=reply.deduplicated)
@@ -81,7 +83,8 @@ class RunServicer(pb_grpc.RunServiceServicer):
         run_id = require_id(request.run_id, "run_id") if request.run_id else ""
         await self._threads.require(principal, thread_id)
         async with upstream("journal"):
-            reply = await self._upstreams.journal.GetRun(journal_pb.GetRunRequest(
+            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
+            reply = await journal.GetRun(journal_pb.GetRunRequest(
                 principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
         return pb.GetRunResponse(run=reply.run)
 
@@ -92,7 +95,8 @@ class RunServicer(pb_grpc.RunServiceServicer):
         run_id = require_id(request.run_id, "run_id")
         await self._threads.require(principal, thread_id)
         async with upstream("journal"):  # the run must exist (RUN_NOT_FOUND)
-            await self._upstreams.journal.GetRun(journal_pb.GetRunRequest(
+            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
+            await journal.GetRun(journal_pb.GetRunRequest(
                 principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
         async with upstream("agent_memory"):
             reply = await self._upstreams.learning.RecordRunFeedback(

@@ -43,7 +43,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         metadata = conversions.thread_metadata(request.thread_metadata, "thread_metadata")
         await self._threads.ensure(principal, thread_id, metadata)
         async with upstream("journal"):
-            reply = await self._upstreams.journal.Append(journal_pb.AppendRequest(
+            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
+            reply = await journal.Append(journal_pb.AppendRequest(
                 principal=principal.to_proto(), thread_id=thread_id, messages=request.messages))
         return pb.AppendMessagesResponse(offsets=[r.offset for r in reply.results])
 
@@ -109,7 +110,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
                                                  thread_id=thread_id)
         try:  # first the authority, so nothing new is derived from the thread
             async with upstream("journal"):
-                await upstreams.journal.PurgeThread(journal_pb.PurgeThreadRequest(**scope))
+                journal = await upstreams.journal.for_thread(principal.account_id, thread_id)
+                await journal.PurgeThread(journal_pb.PurgeThreadRequest(**scope))
         except DomainError as exc:
             if exc.code != grpc.StatusCode.NOT_FOUND:  # NOT_FOUND: it never had a message
                 raise

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from libs import settings
+from libs import clients, settings
 from libs.process import ProcessSettings
 from libs.server import ServerSettings
 from libs.settings import Secret, setting
@@ -32,12 +32,17 @@ class GatewayDependencies:
     postgres_dsn: Secret = setting(
         "POSTGRES_DSN", Secret("postgresql://postgres@127.0.0.1:5432/agentmemory"),
         "PostgreSQL for API keys and thread records (never logged).")
-    journal_address: str = setting("JOURNAL_ADDRESS", "127.0.0.1:50052", "The journal.")
-    thread_memory_address: str = setting("THREAD_MEMORY_ADDRESS", "127.0.0.1:50053",
-                                         "Thread memory.")
+    journal_address: str = setting(
+        "JOURNAL_ADDRESS", "127.0.0.1:50052",
+        "The journal: every journal process, writers and standbys of all shards (one address, "
+        "several as host:port,host:port, or a gRPC target such as dns:///journal:50052).")
+    thread_memory_address: str = setting(
+        "THREAD_MEMORY_ADDRESS", "127.0.0.1:50053",
+        "Thread memory: its replicas, balanced round robin (addresses as for the journal).")
     agent_memory_address: str = setting("AGENT_MEMORY_ADDRESS", "127.0.0.1:50054",
-                                        "Agent memory.")
-    search_address: str = setting("SEARCH_ADDRESS", "127.0.0.1:50055", "Transcript search.")
+                                        "Agent memory's replicas (as above).")
+    search_address: str = setting("SEARCH_ADDRESS", "127.0.0.1:50055",
+                                  "Transcript search's replicas (as above).")
     key_cache_seconds: float = setting(
         "KEY_CACHE_SECONDS", 30.0, "How long a verified API key is trusted without a lookup "
         "(a revoked key stops working within this time).")
@@ -45,6 +50,12 @@ class GatewayDependencies:
         "SETTINGS_CACHE_SECONDS", 5.0, "How long an agent's Memory binding (agent memory's "
         "memory_bound and memory_enabled settings) is used without asking again: a change "
         "made through another replica applies here within this time.")
+
+    def __post_init__(self) -> None:
+        clients.check_address(self.journal_address, "JOURNAL_ADDRESS")
+        clients.check_address(self.thread_memory_address, "THREAD_MEMORY_ADDRESS")
+        clients.check_address(self.agent_memory_address, "AGENT_MEMORY_ADDRESS")
+        clients.check_address(self.search_address, "SEARCH_ADDRESS")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,8 @@
-"""The gateway's channels and stubs to the four internal services."""
+"""The gateway's channels and stubs to the four internal services.
+
+Each address may name several replicas (``libs.clients``); the journal's calls
+go to the process holding the thread's shard (``libs.journal_client``).
+"""
 
 from __future__ import annotations
 
@@ -8,18 +12,18 @@ from dataclasses import dataclass
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as agent_memory_grpc
 from agentmemory.agent_memory.v1 import learning_service_pb2_grpc as learning_grpc
 from agentmemory.agent_memory.v1 import retrieval_pb2_grpc as retrieval_grpc
-from agentmemory.journal.v1 import journal_service_pb2_grpc as journal_grpc
 from agentmemory.search.v1 import search_service_pb2_grpc as search_grpc
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_memory_grpc
 
 from libs import clients
+from libs.journal_client import JournalShards
 from libs.settings import Secret
 from services.gateway.settings import GatewayDependencies
 
 
 @dataclass
 class Upstreams:
-    journal: journal_grpc.JournalServiceStub
+    journal: JournalShards
     thread_memory: thread_memory_grpc.ThreadMemoryServiceStub
     agent_memory: agent_memory_grpc.AgentMemoryServiceStub
     search: search_grpc.SearchServiceStub
@@ -35,17 +39,19 @@ class Upstreams:
             return clients.channel(address, default_timeout=timeout, internal_token=token,
                                    interceptors=interceptors)
 
-        channels = [channel(dependencies.journal_address),
-                    channel(dependencies.thread_memory_address),
+        channels = [channel(dependencies.thread_memory_address),
                     channel(dependencies.agent_memory_address),
                     channel(dependencies.search_address, timeout=60.0)]
-        return cls(journal_grpc.JournalServiceStub(channels[0]),
-                   thread_memory_grpc.ThreadMemoryServiceStub(channels[1]),
-                   agent_memory_grpc.AgentMemoryServiceStub(channels[2]),
-                   search_grpc.SearchServiceStub(channels[3]),
-                   learning_grpc.LearningServiceStub(channels[2]),
-                   retrieval_grpc.RetrievalServiceStub(channels[2]), channels)
+        journal = JournalShards(dependencies.journal_address, timeout=10.0, internal_token=token,
+                                interceptors=interceptors)
+        return cls(journal,
+                   thread_memory_grpc.ThreadMemoryServiceStub(channels[0]),
+                   agent_memory_grpc.AgentMemoryServiceStub(channels[1]),
+                   search_grpc.SearchServiceStub(channels[2]),
+                   learning_grpc.LearningServiceStub(channels[1]),
+                   retrieval_grpc.RetrievalServiceStub(channels[1]), channels)
 
     async def close(self) -> None:
+        await self.journal.close()
         for channel in self._channels:
             await channel.close()

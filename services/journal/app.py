@@ -1,17 +1,31 @@
-"""Wiring: open the journal, serve it over gRPC, watch for fencing, shut down."""
+"""Wiring: open the journal (or stand by for its shards), serve it over gRPC, watch for
+fencing, shut down.
+
+Health: the process reports SERVING under the empty name and the service's name
+while it can answer (a standby does too), and SERVING under each shard's name
+(``libs.journal_client.shard_health_name``) while it holds that shard: clients
+route by the latter. Without leases, a fenced or failed shard turns the whole
+process NOT_SERVING for good (it must be restarted); with leases, the shard
+alone stops and the process stands by for it again.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 from collections.abc import AsyncIterator
 
 from agentmemory.journal.v1 import journal_service_pb2, journal_service_pb2_grpc
 
+from libs.journal_client import shard_health_name
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
-from services.journal.journal import Journal
+from services.journal.journal import Journal, ShardOpener
+from services.journal.lease import ShardLease, build_lease_store
+from services.journal.ownership import ShardOwnership
 from services.journal.servicer import JournalServicer
 from services.journal.settings import JournalConfig
 
@@ -33,11 +47,13 @@ def binding(journal: Journal) -> ServiceBinding:
 
 
 async def watch_health(journal: Journal, server: GrpcServer) -> None:
-    """Turn NOT_SERVING as soon as a shard is fenced or fails."""
+    """Without leases: turn NOT_SERVING as soon as a shard is fenced or fails."""
     while journal.serving():
         await asyncio.sleep(HEALTH_POLL_SECONDS)
     logger.error("journal no longer writable: health is NOT_SERVING")
     await server.set_serving(False)
+    for index in journal.served:
+        await server.set_component_health(shard_health_name(index), False)
 
 
 def observe_commits(journal: Journal, server: GrpcServer) -> None:
@@ -57,29 +73,71 @@ def observe_commits(journal: Journal, server: GrpcServer) -> None:
 
 @contextlib.asynccontextmanager
 async def running(config: JournalConfig) -> AsyncIterator[tuple[Journal, GrpcServer]]:
-    """A serving journal; on exit: end feeds, drain calls, flush and close."""
-    tracing = Tracing(config.process.tracing, "journal")
-    logger.info(
-        "opening journal: %d shard(s) on %s", config.shards.shard_count, config.store.describe()
-    )
-    journal = await Journal.open(config.store, config.shards)
-    try:
+    """A serving journal; on exit (in reverse order of what was built): end feeds,
+    drain calls, close the shards (releasing their leases), stop."""
+    shards = config.shards
+    logger.info("journal serving shard(s) %s of %d on %s%s",
+                ",".join(map(str, shards.served())), shards.shard_count, config.store.describe(),
+                f", under {shards.lease_seconds:g} s leases" if shards.lease_seconds else "")
+    async with contextlib.AsyncExitStack() as stack:
+        tracing = Tracing(config.process.tracing, "journal")
+        stack.callback(tracing.close)
+        if shards.lease_seconds:
+            await Journal.prepare()
+            journal = Journal(shards.shard_count, shards.served())
+        else:
+            journal = await Journal.open(config.store, shards)
+        stack.push_async_callback(journal.close)
         server = GrpcServer(config.server, [binding(journal)], tracing=tracing,
                             internal_token=config.process.internal.token)
         observe_commits(journal, server)
         await server.start()
-        watcher = asyncio.create_task(watch_health(journal, server))
-        try:
-            yield journal, server
-        finally:
-            journal.begin_shutdown()
-            await server.stop()
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
+        if shards.lease_seconds:
+            await stack.enter_async_context(_standing_by(journal, server, config))
+        else:
+            await stack.enter_async_context(_watched(journal, server))
+        stack.push_async_callback(server.stop)
+        stack.callback(journal.begin_shutdown)
+        yield journal, server
+
+
+@contextlib.asynccontextmanager
+async def _watched(journal: Journal, server: GrpcServer) -> AsyncIterator[None]:
+    """Without leases: every shard is held from the start until it fails."""
+    for index in journal.served:
+        await server.set_component_health(shard_health_name(index), True)
+    watcher = asyncio.create_task(watch_health(journal, server))
+    try:
+        yield
     finally:
-        await journal.close()
-        tracing.close()
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
+
+
+@contextlib.asynccontextmanager
+async def _standing_by(journal: Journal, server: GrpcServer,
+                       config: JournalConfig) -> AsyncIterator[None]:
+    """With leases: one ownership per served shard, each waiting for its lease and then
+    writing the shard; on exit each closes what it holds and releases the lease."""
+    shards = config.shards
+    leases = build_lease_store(config.store, shards.lease_seconds)
+    holder = f"{socket.gethostname()}:{server.port}/pid-{os.getpid()}"
+    opener = ShardOpener(config.store, shards)
+
+    async def report(index: int, serving: bool) -> None:
+        await server.set_component_health(shard_health_name(index), serving)
+
+    ownerships = [ShardOwnership(journal, opener,
+                                 ShardLease(leases, index, holder, shards.lease_seconds), report)
+                  for index in journal.served]
+    tasks = [asyncio.create_task(ownership.run_forever()) for ownership in ownerships]
+    try:
+        yield
+    finally:
+        for ownership in ownerships:
+            ownership.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await leases.close()
 
 
 async def serve(config: JournalConfig) -> None:

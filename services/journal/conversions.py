@@ -145,9 +145,10 @@ def feed_content(value: int) -> int:
     return value
 
 
-def shards_response(shards: list[Shard]) -> pb.DescribeShardsResponse:
+def shards_response(shard_count: int, shards: list[Shard]) -> pb.DescribeShardsResponse:
+    """The journal's shard count, and the shards this process holds."""
     return pb.DescribeShardsResponse(
-        shard_count=len(shards),
+        shard_count=shard_count,
         shards=[
             pb.ShardInfo(shard=s.index, durable_sequence=s.durable_sequence, writable=s.serving())
             for s in shards

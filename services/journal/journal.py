@@ -1,17 +1,26 @@
-"""The journal: its shards, and where each thread lives among them."""
+"""The journal: the shards this process holds, and where each thread lives among them.
+
+A process serves the shards ``JOURNAL_SHARDS`` names (all by default). Without
+leases it opens them all at start; with leases (``services.journal.ownership``)
+each is attached while this process holds its lease and detached when it loses
+it. A call for a thread whose shard this process serves but does not hold (it
+is a standby, or was fenced) is UNAVAILABLE and may be retried at once on
+another process; a shard this process does not serve at all is a routing
+mistake (FAILED_PRECONDITION).
+"""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from agentmemory.common.v1 import message_pb2
 
 from libs import tokens
-from libs.errors import InvalidArgument, NotFound, Unavailable
+from libs.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from libs.identity import Principal
+from libs.journal_client import shard_of
 from services.journal import uniffi_speedup
 from services.journal.keys import ThreadRef
 from services.journal.object_store import build_object_store
@@ -24,58 +33,98 @@ from services.journal.validation import PreparedMessage
 logger = logging.getLogger(__name__)
 
 
-def shard_of(account_id: str, thread_id: str, shard_count: int) -> int:
-    """Stable placement of a thread: hash of (account, thread)."""
-    digest = hashlib.blake2b(f"{account_id}/{thread_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") % shard_count
+class ShardOpener:
+    """Opens this journal's shards in its object store (each open fences the previous writer)."""
+
+    def __init__(self, store: StoreSettings, shards: ShardSettings) -> None:
+        self._object_store, self._root = build_object_store(store)
+        self._settings = shards
+
+    async def open(self, index: int) -> Shard:
+        return await Shard.open(
+            index=index,
+            count=self._settings.shard_count,
+            store=self._object_store,
+            path=f"{self._root}/shard-{index:04d}".lstrip("/"),
+            flush_interval_ms=self._settings.flush_interval_ms,
+            idle_timeout_ms=int(self._settings.run_idle_timeout_seconds * 1000),
+        )
 
 
 class Journal:
-    def __init__(self, shards: list[Shard]) -> None:
-        self.shards = shards
+    def __init__(self, shard_count: int, served: Iterable[int]) -> None:
+        self.shard_count = shard_count
+        self.served = tuple(served)
+        self._held: dict[int, Shard] = {}
+        self._lease_valid: dict[int, Callable[[], bool]] = {}
+        self._on_commit: Callable[[int, int], None] | None = None
+
+    @staticmethod
+    async def prepare() -> None:
+        """What every journal process loads once, before serving."""
+        uniffi_speedup.install()
+        await asyncio.to_thread(tokens.warm_up)
 
     @classmethod
     async def open(cls, store: StoreSettings, shards: ShardSettings) -> Journal:
-        uniffi_speedup.install()
-        await asyncio.to_thread(tokens.warm_up)
-        object_store, root = build_object_store(store)
-        count = shards.shard_count
-        opened = await asyncio.gather(
-            *(
-                Shard.open(
-                    index=i,
-                    count=count,
-                    store=object_store,
-                    path=f"{root}/shard-{i:04d}".lstrip("/"),
-                    flush_interval_ms=shards.flush_interval_ms,
-                    idle_timeout_ms=int(shards.run_idle_timeout_seconds * 1000),
-                )
-                for i in range(count)
-            ),
-            return_exceptions=True,
-        )
+        """A journal holding every shard it serves, opened now (no leases)."""
+        await cls.prepare()
+        opener = ShardOpener(store, shards)
+        journal = cls(shards.shard_count, shards.served())
+        opened = await asyncio.gather(*(opener.open(i) for i in journal.served),
+                                      return_exceptions=True)
         failures = [r for r in opened if isinstance(r, BaseException)]
         if failures:
             await asyncio.gather(*(s.close() for s in opened if isinstance(s, Shard)))
             raise failures[0]
-        return cls(list(opened))  # type: ignore[arg-type]
+        for shard in opened:
+            journal.attach(shard)  # type: ignore[arg-type]
+        return journal
 
     def observe_commits(self, record: Callable[[int, int], None]) -> None:
-        """Tell ``record`` (appends, messages) of every group commit, on every shard."""
+        """Tell ``record`` (appends, messages) of every group commit, on every shard held
+        now or taken over later."""
+        self._on_commit = record
         for shard in self.shards:
             shard.on_commit = record
 
     @property
-    def shard_count(self) -> int:
-        return len(self.shards)
+    def shards(self) -> list[Shard]:
+        """The shards this process holds now, in order."""
+        return [self._held[i] for i in sorted(self._held)]
+
+    def attach(self, shard: Shard, lease_valid: Callable[[], bool] | None = None) -> None:
+        """Serve ``shard`` (while ``lease_valid()``, when it is held under a lease)."""
+        self._held[shard.index] = shard
+        shard.on_commit = self._on_commit
+        if lease_valid is not None:
+            self._lease_valid[shard.index] = lease_valid
+
+    def detach(self, index: int) -> None:
+        self._held.pop(index, None)
+        self._lease_valid.pop(index, None)
+
+    def holds(self, index: int) -> bool:
+        return index in self._held
 
     def shard(self, index: int) -> Shard:
-        if not 0 <= index < len(self.shards):
-            raise InvalidArgument("shard", f"must be 0-{len(self.shards) - 1}")
-        return self.shards[index]
+        if not 0 <= index < self.shard_count:
+            raise InvalidArgument("shard", f"must be 0-{self.shard_count - 1}")
+        if index not in self.served:
+            raise FailedPrecondition(
+                f"this journal process does not serve shard {index} (it serves "
+                f"{', '.join(map(str, self.served))}): check the journal address",
+                reason="JOURNAL_SHARD_NOT_SERVED", metadata={"shard": str(index)})
+        shard = self._held.get(index)
+        lease_valid = self._lease_valid.get(index)
+        if shard is None or (lease_valid is not None and not lease_valid()):
+            raise Unavailable(f"journal shard {index} is not held by this process (a standby)",
+                              reason="JOURNAL_SHARD_NOT_HELD", metadata={"shard": str(index)},
+                              elsewhere=True)
+        return shard
 
     def _shard_for(self, thread: ThreadRef) -> Shard:
-        return self.shards[shard_of(thread.account_id, thread.thread_id, len(self.shards))]
+        return self.shard(shard_of(thread.account_id, thread.thread_id, self.shard_count))
 
     async def append(
         self, principal: Principal, thread_id: str, batch: list[PreparedMessage]
@@ -181,7 +230,8 @@ class Journal:
             shard.begin_shutdown()
 
     async def close(self) -> None:
-        await asyncio.gather(*(shard.close() for shard in self.shards))
+        held, self._held = self.shards, {}
+        await asyncio.gather(*(shard.close() for shard in held))
         logger.info("journal closed")
 
 

@@ -125,4 +125,4 @@ class JournalServicer(pb_grpc.JournalServiceServicer):
     async def DescribeShards(
         self, request: pb.DescribeShardsRequest, context
     ) -> pb.DescribeShardsResponse:
-        return conversions.shards_response(self._journal.shards)
+        return conversions.shards_response(self._journal.shard_count, self._journal.shards)

@@ -50,6 +50,16 @@ class ShardSettings:
         "A run with no new message for this long is closed with the outcome timed_out "
         "(finish time: its last activity plus this timeout).",
     )
+    shards: str = setting(
+        "SHARDS", "",
+        "Shards this process serves, as a list (0 or 0,1); empty: all. Clients send each "
+        "thread's calls to the process holding its shard.")
+    lease_seconds: float = setting(
+        "LEASE_SECONDS", 0.0,
+        "0: this process opens its shards at start and is their only writer. Above 0: a "
+        "lease in the object store, renewed every third of this time, names each shard's "
+        "writer; the other processes serving the shard wait as standbys and one takes it "
+        "over (fencing the old writer) when the lease has not changed for this long.")
 
     def __post_init__(self) -> None:
         if not 0.1 <= self.run_idle_timeout_seconds <= 7 * 24 * 3600:
@@ -58,6 +68,22 @@ class ShardSettings:
             raise ValueError(f"{PREFIX}SHARD_COUNT must be 1-1024")
         if not 1 <= self.flush_interval_ms <= 10_000:
             raise ValueError(f"{PREFIX}FLUSH_INTERVAL_MS must be 1-10000")
+        self.served()
+        if self.lease_seconds and not 0.5 <= self.lease_seconds <= 600:
+            raise ValueError(f"{PREFIX}LEASE_SECONDS must be 0 or 0.5-600")
+
+    def served(self) -> tuple[int, ...]:
+        """The shards this process serves, in order."""
+        if not self.shards.strip():
+            return tuple(range(self.shard_count))
+        try:
+            chosen = {int(part) for part in self.shards.split(",")}
+        except ValueError:
+            raise ValueError(f"{PREFIX}SHARDS must be a comma-separated list of shard numbers") \
+                from None
+        if not all(0 <= shard < self.shard_count for shard in chosen):
+            raise ValueError(f"{PREFIX}SHARDS must name shards 0-{self.shard_count - 1}")
+        return tuple(sorted(chosen))
 
 
 @dataclass(frozen=True)

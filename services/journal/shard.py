@@ -9,9 +9,11 @@ ordered, a batch is durable only once every earlier batch is.
 The writer's view of each thread (next offset, owner) lives in memory and is
 loaded from the database on first use: nothing else writes this database
 while this writer is alive. When another writer opens the database, this one
-is fenced: every later call fails with JOURNAL_FENCED, and nothing this writer
+is fenced: every later call fails with JOURNAL_FENCED (UNAVAILABLE: the shard
+is served elsewhere now, so a client may retry there), and nothing this writer
 did not acknowledge as durable is ever reported as written. A failed write
-stops the writer altogether (fail-stop): its view can no longer be trusted.
+stops the writer altogether (fail-stop): its view can no longer be trusted. A
+writer that loses its lease is stopped the same way (:meth:`Shard.stop`).
 
 Reads only ever return durable data.
 
@@ -35,6 +37,8 @@ from slatedb.uniffi import (
     DbBuilder,
     DurabilityLevel,
     Error,
+    FlushOptions,
+    FlushType,
     IterationOrder,
     KeyRange,
     ObjectStore,
@@ -67,6 +71,13 @@ from services.journal.validation import PreparedMessage
 
 logger = logging.getLogger(__name__)
 
+# Whoever opens the shard next (a standby taking it over, a restart) replays the
+# WAL written since the memtable was last flushed, one object per WAL flush: on
+# S3, 2,000 of them take about 2 s. Flushing the memtable every few seconds when
+# something was written bounds that replay (SlateDB alone flushes it only every
+# 4,096 WAL flushes).
+MEMTABLE_FLUSH_SECONDS = 5.0
+
 _DURABLE_READ = ReadOptions(
     durability_filter=DurabilityLevel.REMOTE, dirty=False, cache_blocks=True
 )
@@ -84,11 +95,12 @@ def _scan_options(order: IterationOrder = IterationOrder.ASCENDING,
     )
 
 
-def fenced_error(shard: int) -> FailedPrecondition:
-    return FailedPrecondition(
+def fenced_error(shard: int) -> Unavailable:
+    return Unavailable(
         f"journal shard {shard} is fenced: a newer journal writer has taken over",
         reason="JOURNAL_FENCED",
         metadata={"shard": str(shard)},
+        elsewhere=True,
     )
 
 
@@ -122,6 +134,7 @@ class Shard:
         self.on_commit: Callable[[int, int], None] | None = None
         self._committer = asyncio.create_task(self._commit_forever())
         self._sweeper = asyncio.create_task(self._sweep_forever())
+        self._memtable_flusher = asyncio.create_task(self._flush_memtable_forever())
 
     @classmethod
     async def open(
@@ -158,6 +171,10 @@ class Shard:
         if self._failure is None and self._db.status().close_reason == CloseReason.FENCED:
             self._fail(fenced_error(self.index))
         return self._failure is None
+
+    def stop(self, error: DomainError) -> None:
+        """Stop writing at once (fail-stop): every later call fails with ``error``."""
+        self._fail(error)
 
     def _fail(self, error: DomainError) -> None:
         if self._failure is None:
@@ -515,6 +532,21 @@ class Shard:
         if self._closing:
             raise _shutting_down()
 
+    async def _flush_memtable_forever(self) -> None:
+        flushed = self._durable_sequence
+        while self._failure is None:
+            await asyncio.sleep(MEMTABLE_FLUSH_SECONDS)
+            if self._durable_sequence == flushed:
+                continue
+            sequence = self._durable_sequence
+            try:
+                await self._db.flush_with_options(FlushOptions(flush_type=FlushType.MEM_TABLE))
+            except Exception as exc:  # fenced: the shard stops; otherwise the next try
+                error = self._translate(exc)
+                logger.warning("shard %d: memtable not flushed: %s", self.index, error.message)
+                continue
+            flushed = sequence
+
     # -- lifecycle -----------------------------------------------------------
 
     def begin_shutdown(self) -> None:
@@ -530,9 +562,11 @@ class Shard:
         self._sweeper.cancel()
         async with self._write_lock:  # the group being written completes first
             self._committer.cancel()
+            self._memtable_flusher.cancel()
             _reject(self._queue, self._failure)
             self._queue = []
-        await asyncio.gather(self._committer, self._sweeper, *self._settling,
+        await asyncio.gather(self._committer, self._sweeper, self._memtable_flusher,
+                             *self._settling,
                              return_exceptions=True)
         try:
             await self._db.shutdown()
@@ -561,7 +595,7 @@ class Shard:
 
 
 def _shutting_down() -> Unavailable:
-    return Unavailable("journal is shutting down", reason="SHUTTING_DOWN")
+    return Unavailable("journal is shutting down", reason="SHUTTING_DOWN", elsewhere=True)
 
 
 def _reject(pendings: list[PendingAppend], error: DomainError) -> None:

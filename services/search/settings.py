@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from libs import settings
+from libs import clients, settings
 from libs.model import ModelSettings
 from libs.process import ProcessSettings
 from libs.server import ServerSettings
@@ -44,9 +44,14 @@ class ClickHouseSettings:
 
 @dataclass(frozen=True)
 class SearchDependencies:
-    journal_address: str = setting("JOURNAL_ADDRESS", "127.0.0.1:50052", "The journal service.")
+    journal_address: str = setting(
+        "JOURNAL_ADDRESS", "127.0.0.1:50052",
+        "Every journal process (as GATEWAY_JOURNAL_ADDRESS).")
     project_feed: bool = setting(
         "PROJECT_FEED", True, "Follow the journal's change feed into ClickHouse.")
+
+    def __post_init__(self) -> None:
+        clients.check_address(self.journal_address, "JOURNAL_ADDRESS")
 
 
 @dataclass(frozen=True)

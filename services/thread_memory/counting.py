@@ -33,11 +33,16 @@ from services.thread_memory.upstreams import owner
 
 logger = logging.getLogger(__name__)
 
+SAVE_ATTEMPTS = 5
+
 
 class ObjectStoreCursors:
     """Feed positions in the object store, one object per shard with the jobs left
-    outstanding, written compare-and-set (when replicas race, the furthest position
-    wins)."""
+    outstanding, written compare-and-set. Every replica follows every shard and
+    saves its own position with its own outstanding jobs: when replicas race, the
+    furthest position wins, and the object always holds one replica's consistent
+    snapshot (it counted every message up to its position and lists every job of
+    them it has not finished), which is all a restarted replica needs."""
 
     def __init__(self, objects: ObjectStore) -> None:
         self._objects = objects
@@ -58,14 +63,16 @@ class ObjectStoreCursors:
     async def save(self, shard: int, position: int, pending: list[JobTarget]) -> None:
         data = json.dumps({"after_sequence": position,
                            "pending": [target.encode() for target in pending]}).encode()
-        try:
-            self._etags[shard] = await self._objects.put(self._path(shard), data,
-                                                         expected=self._etags.get(shard))
-        except WriteConflict:
-            theirs, _ = await self.load(shard)
-            if theirs < position:
+        for _ in range(SAVE_ATTEMPTS):
+            try:
                 self._etags[shard] = await self._objects.put(self._path(shard), data,
-                                                             expected=self._etags[shard])
+                                                             expected=self._etags.get(shard))
+                return
+            except WriteConflict:  # another replica saved since we read: look again
+                theirs, _ = await self.load(shard)
+                if theirs >= position:
+                    return  # it has counted at least as far: its snapshot stands
+        logger.info("feed cursor of shard %d not saved: other replicas keep saving theirs", shard)
 
 
 class FeedCounter:

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from libs import settings
+from libs import clients, settings
 from libs.model import ModelSettings
 from libs.object_store_settings import ObjectStoreSettings
 from libs.process import ProcessSettings
@@ -32,15 +32,22 @@ class SummaryStoreSettings(ObjectStoreSettings):
 
 @dataclass(frozen=True)
 class DependencySettings:
-    journal_address: str = setting("JOURNAL_ADDRESS", "127.0.0.1:50052", "The journal service.")
+    journal_address: str = setting(
+        "JOURNAL_ADDRESS", "127.0.0.1:50052",
+        "Every journal process (as GATEWAY_JOURNAL_ADDRESS).")
     agent_memory_address: str = setting(
         "AGENT_MEMORY_ADDRESS", "127.0.0.1:50054",
-        "The agent-memory service, for the pre-compaction flush; empty disables the flush.")
+        "Agent memory's replicas, for the pre-compaction flush; empty disables the flush.")
     redis_url: str = setting("REDIS_URL", "redis://127.0.0.1:6379/0",
                              "Redis: a cache (summary, lock, counters, flush guard); never messages.")
     workers: int = setting("WORKERS", 2, "Summarization jobs run at once.")
     follow_feed: bool = setting(
         "FOLLOW_FEED", True, "Follow the journal's change feed and summarize past thresholds.")
+
+    def __post_init__(self) -> None:
+        clients.check_address(self.journal_address, "JOURNAL_ADDRESS")
+        if self.agent_memory_address:
+            clients.check_address(self.agent_memory_address, "AGENT_MEMORY_ADDRESS")
 
 
 @dataclass(frozen=True)

@@ -52,14 +52,18 @@ class Platform:
         return self.keys[account]
 
     def bind_memory(self, account: str, agent: str, bound: bool = True) -> None:
-        """The authorized settings call (admin key) that binds Memory to an agent."""
-        with grpc.insecure_channel(self.gateway) as channel:
-            library_grpc.MemoryLibraryServiceStub(channel).UpdateAgentSettings(
-                library_pb.UpdateAgentSettingsRequest(
-                    caller=gateway_pb.Caller(agent_id=agent),
-                    settings=memory_pb.AgentSettings(memory_bound=bound),
-                    update_mask=field_mask_pb2.FieldMask(paths=["memory_bound"])),
-                metadata=(("authorization", f"Bearer {self.key(account)}"),), timeout=30)
+        bind_memory(self.gateway, self.key(account), agent, bound)
+
+
+def bind_memory(gateway: str, admin_key: str, agent: str, bound: bool = True) -> None:
+    """The authorized settings call (an admin key) that binds Memory to an agent."""
+    with grpc.insecure_channel(gateway) as channel:
+        library_grpc.MemoryLibraryServiceStub(channel).UpdateAgentSettings(
+            library_pb.UpdateAgentSettingsRequest(
+                caller=gateway_pb.Caller(agent_id=agent),
+                settings=memory_pb.AgentSettings(memory_bound=bound),
+                update_mask=field_mask_pb2.FieldMask(paths=["memory_bound"])),
+            metadata=(("authorization", f"Bearer {admin_key}"),), timeout=30)
 
 
 @contextlib.contextmanager

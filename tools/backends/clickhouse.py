@@ -1,4 +1,4 @@
-"""A ClickHouse server for the driver-path tests: Debian's clickhouse-server (18.16).
+"""A ClickHouse server for the driver-path tests and `make topology`: Debian's clickhouse-server (18.16).
 
 It is old, but it serves every statement the search service runs (they avoid
 newer functions). ``tools/ensure_test_packages.sh`` installs it for ``make test``.
@@ -59,6 +59,18 @@ class ClickHouseServer:
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     def start(self, timeout: float = 60.0) -> ClickHouseServer:
+        self.spawn()
+        deadline = time.monotonic() + timeout
+        while not self.ready():
+            if self.exit_status() is not None:
+                raise RuntimeError(f"clickhouse-server exited; see {self.root / 'error.log'}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("clickhouse-server did not start")
+            time.sleep(0.1)
+        return self
+
+    def spawn(self) -> None:
+        """Start the server (writing its configuration) and return at once."""
         if not available():
             raise RuntimeError(f"{BINARY} is not installed (run tools/ensure_test_packages.sh)")
         self.root.mkdir(parents=True, exist_ok=True)
@@ -67,17 +79,21 @@ class ClickHouseServer:
         (self.root / "users.xml").write_text(_USERS)
         self.process = subprocess.Popen(
             [BINARY, f"--config-file={self.root / 'config.xml'}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"clickhouse-server exited; see {self.root / 'error.log'}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return self
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("clickhouse-server did not start")
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+
+    def ready(self) -> bool:
+        """Running and accepting native-protocol connections."""
+        if self.exit_status() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
+    def exit_status(self) -> int | None:
+        return None if self.process is None else self.process.poll()
 
     def stop(self) -> None:
         terminate(self.process)

@@ -29,6 +29,10 @@ class JournalServiceStub:
     """The journal is the sole durable authority for the messages and tool calls
     of every thread. Each shard is one SlateDB database with exactly one fenced
     writer; a thread lives in the shard chosen by hashing (account, thread).
+    A journal process may hold some of the shards only: a call for a shard it
+    does not hold is UNAVAILABLE (reason JOURNAL_SHARD_NOT_HELD), to be retried
+    on the process that does (the one reporting SERVING under the health name
+    "agentmemory.journal.v1.JournalService/shard-N").
 
     A thread is identified by (principal.account_id, principal.agent_id,
     thread_id). A thread first written with a user belongs to that user: other
@@ -107,6 +111,10 @@ class JournalServiceServicer:
     """The journal is the sole durable authority for the messages and tool calls
     of every thread. Each shard is one SlateDB database with exactly one fenced
     writer; a thread lives in the shard chosen by hashing (account, thread).
+    A journal process may hold some of the shards only: a call for a shard it
+    does not hold is UNAVAILABLE (reason JOURNAL_SHARD_NOT_HELD), to be retried
+    on the process that does (the one reporting SERVING under the health name
+    "agentmemory.journal.v1.JournalService/shard-N").
 
     A thread is identified by (principal.account_id, principal.agent_id,
     thread_id). A thread first written with a user belongs to that user: other
@@ -127,8 +135,9 @@ class JournalServiceServicer:
         Limits: 1-100 messages per batch; 1 MiB of content, 1 MiB of reasoning,
         4 MiB of tool-call arguments plus results per message; 64 KiB of metadata.
 
-        Errors: FAILED_PRECONDITION (reason JOURNAL_FENCED) once a newer writer
-        has taken over the shard; ALREADY_EXISTS (reason MESSAGE_ID_CONFLICT)
+        Errors: UNAVAILABLE (reason JOURNAL_FENCED) once a newer writer has
+        taken over the shard, or JOURNAL_SHARD_NOT_HELD from a standby: retry, the
+        shard's current writer answers; ALREADY_EXISTS (reason MESSAGE_ID_CONFLICT)
         when a message id exists with different content; NOT_FOUND (reason
         THREAD_NOT_FOUND) when the thread belongs to another user.
         """
@@ -179,7 +188,8 @@ class JournalServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DescribeShards(self, request, context):
-        """Internal: the shards this journal serves and their durable sequences.
+        """Internal: the journal's shard count, and the shards this process holds
+        (writes) now with their durable sequences.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -299,6 +309,10 @@ class JournalService:
     """The journal is the sole durable authority for the messages and tool calls
     of every thread. Each shard is one SlateDB database with exactly one fenced
     writer; a thread lives in the shard chosen by hashing (account, thread).
+    A journal process may hold some of the shards only: a call for a shard it
+    does not hold is UNAVAILABLE (reason JOURNAL_SHARD_NOT_HELD), to be retried
+    on the process that does (the one reporting SERVING under the health name
+    "agentmemory.journal.v1.JournalService/shard-N").
 
     A thread is identified by (principal.account_id, principal.agent_id,
     thread_id). A thread first written with a user belongs to that user: other

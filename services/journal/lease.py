@@ -1,0 +1,285 @@
+"""Shard leases: which journal process writes a shard, and when a standby may take it over.
+
+Each shard has a lease object beside the shards in the object store
+(``leases/shard-NNNN.json``), changed only by conditional writes that name the
+version last read (ETag compare-and-set: ``If-Match`` / ``If-None-Match`` on S3,
+the same check under a file lock in a local directory), so of two processes
+racing for it exactly one wins. The holder rewrites it every third of its time
+to live. A standby takes it once it has seen the same version for a whole time
+to live, or at once when the holder released it on shutdown. Clocks are never
+compared across machines: each side measures, on its own monotonic clock, the
+time since *it* last saw the lease change, and the holder counts its time to
+live from before its last successful write, so it stops writing before any
+standby can have taken over.
+
+The lease decides who *should* write; SlateDB's fencing is what makes a single
+writer certain: the new holder opens the shard, which fences any previous
+writer, whatever it believes. The lease keeps a live writer from being fenced
+needlessly (a restarted process waits as a standby instead of taking its shard
+back) and gives standbys a way to notice a dead writer with nothing but the
+object store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Protocol
+
+from libs.errors import Unavailable
+from services.journal.settings import StoreSettings
+
+logger = logging.getLogger(__name__)
+
+
+class LeaseConflict(Exception):
+    """Another process wrote the lease since it was read."""
+
+
+@dataclass(frozen=True)
+class LeaseRecord:
+    holder: str
+    version: int  # every write changes it, so every write changes the ETag
+    ttl_seconds: float
+    released: bool = False
+
+    def encode(self) -> bytes:
+        return json.dumps(asdict(self), sort_keys=True).encode()
+
+    @classmethod
+    def decode(cls, raw: bytes) -> LeaseRecord:
+        return cls(**json.loads(raw))
+
+
+@dataclass(frozen=True)
+class StoredLease:
+    record: LeaseRecord
+    etag: str
+
+
+class LeaseStore(Protocol):
+    async def get(self, shard: int) -> StoredLease | None: ...
+
+    async def put(self, shard: int, record: LeaseRecord, expected: str | None) -> str:
+        """Write if the lease's ETag is ``expected`` (None: only if absent); the new ETag.
+        Raises LeaseConflict, or Unavailable when the store cannot be reached."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def _name(shard: int) -> str:
+    return f"leases/shard-{shard:04d}.json"
+
+
+def _unavailable(exc: Exception) -> Unavailable:
+    return Unavailable(f"journal lease store unavailable: {exc}", reason="JOURNAL_UNAVAILABLE")
+
+
+class LocalLeaseStore:
+    """Leases as files, for several journal processes on one machine."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root.resolve()
+
+    def _get(self, shard: int) -> StoredLease | None:
+        try:
+            raw = (self._root / _name(shard)).read_bytes()
+        except FileNotFoundError:
+            return None
+        return StoredLease(LeaseRecord.decode(raw), hashlib.sha256(raw).hexdigest())
+
+    def _put(self, shard: int, record: LeaseRecord, expected: str | None) -> str:
+        target = self._root / _name(shard)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target.parent / ".lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            current = self._get(shard)
+            if (current.etag if current else None) != expected:
+                raise LeaseConflict(target.name)
+            raw = record.encode()
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            with os.fdopen(handle, "wb") as out:
+                out.write(raw)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, target)
+        return hashlib.sha256(raw).hexdigest()
+
+    async def get(self, shard: int) -> StoredLease | None:
+        return await asyncio.to_thread(self._get, shard)
+
+    async def put(self, shard: int, record: LeaseRecord, expected: str | None) -> str:
+        return await asyncio.to_thread(self._put, shard, record, expected)
+
+    async def close(self) -> None:
+        return None
+
+
+class S3LeaseStore:
+    """Leases in the journal's bucket, next to its shards, through aioboto3."""
+
+    def __init__(self, store: StoreSettings, timeout: float) -> None:
+        import aioboto3
+        from botocore.config import Config
+
+        self._bucket = store.s3_bucket
+        self._prefix = store.s3_prefix.strip("/")
+        self._session = aioboto3.Session()
+        self._options = dict(
+            endpoint_url=store.s3_endpoint or None, region_name=store.s3_region,
+            aws_access_key_id=store.s3_access_key_id or None,
+            aws_secret_access_key=store.s3_secret_access_key.reveal() or None,
+            # A lease call must fail well within the lease's time, not hang past it.
+            config=Config(connect_timeout=timeout, read_timeout=timeout,
+                          retries={"max_attempts": 1}),
+        )
+        self._client = None
+        self._lock = asyncio.Lock()
+
+    async def _s3(self):
+        async with self._lock:
+            if self._client is None:
+                self._client = await self._session.client("s3", **self._options).__aenter__()
+        return self._client
+
+    def _key(self, shard: int) -> str:
+        return f"{self._prefix}/{_name(shard)}" if self._prefix else _name(shard)
+
+    async def get(self, shard: int) -> StoredLease | None:
+        from botocore.exceptions import ClientError
+
+        try:
+            reply = await (await self._s3()).get_object(Bucket=self._bucket, Key=self._key(shard))
+            raw = await reply["Body"].read()
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise _unavailable(exc) from exc
+        except Exception as exc:
+            raise _unavailable(exc) from exc
+        return StoredLease(LeaseRecord.decode(raw), reply["ETag"])
+
+    async def put(self, shard: int, record: LeaseRecord, expected: str | None) -> str:
+        from botocore.exceptions import ClientError
+
+        condition = {"IfMatch": expected} if expected else {"IfNoneMatch": "*"}
+        try:
+            reply = await (await self._s3()).put_object(
+                Bucket=self._bucket, Key=self._key(shard), Body=record.encode(),
+                ContentType="application/json", **condition)
+        except ClientError as exc:
+            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            if status in (409, 412) or exc.response.get("Error", {}).get("Code") in (
+                    "PreconditionFailed", "ConditionalRequestConflict"):
+                raise LeaseConflict(self._key(shard)) from exc
+            raise _unavailable(exc) from exc
+        except Exception as exc:
+            raise _unavailable(exc) from exc
+        return reply["ETag"]
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.__aexit__(None, None, None)
+            self._client = None
+
+
+def build_lease_store(store: StoreSettings, lease_seconds: float) -> LeaseStore:
+    if store.kind == "local":
+        return LocalLeaseStore(store.local_path)
+    return S3LeaseStore(store, timeout=max(0.5, lease_seconds / 3))
+
+
+class ShardLease:
+    """One process's claim on one shard's lease."""
+
+    def __init__(self, store: LeaseStore, shard: int, holder: str, ttl: float) -> None:
+        self._store = store
+        self.shard = shard
+        self.holder = holder
+        self.ttl = ttl
+        self._held: StoredLease | None = None
+        self._valid_until = 0.0
+
+    @property
+    def poll_seconds(self) -> float:
+        return self.ttl / 4
+
+    @property
+    def renew_seconds(self) -> float:
+        return self.ttl / 3
+
+    def valid(self) -> bool:
+        """Held, and not past the time to live counted from before the last renewal."""
+        return self._held is not None and time.monotonic() < self._valid_until
+
+    async def acquire(self) -> None:
+        """Return once this process holds the lease: at once when nobody holds it,
+        after a whole time to live without change when somebody does."""
+        seen: tuple[str, float] | None = None  # (ETag, when this process first saw it)
+        while True:
+            try:
+                current = await self._store.get(self.shard)
+                if current is None or current.record.released:
+                    await self._write(current, "free")
+                    return
+                now = time.monotonic()
+                if seen is None or seen[0] != current.etag:
+                    seen = (current.etag, now)
+                elif now - seen[1] >= current.record.ttl_seconds:
+                    await self._write(current, f"unchanged for {now - seen[1]:.1f} s, "
+                                               f"from {current.record.holder}")
+                    return
+            except LeaseConflict:
+                seen = None  # somebody else moved first: look again
+                continue
+            except Unavailable as exc:
+                logger.warning("shard %d: lease not readable (%s)", self.shard, exc.message)
+            await asyncio.sleep(self.poll_seconds)
+
+    async def _write(self, current: StoredLease | None, why: str) -> None:
+        version = current.record.version + 1 if current else 1
+        record = LeaseRecord(self.holder, version, self.ttl)
+        started = time.monotonic()
+        etag = await self._store.put(self.shard, record, current.etag if current else None)
+        self._held = StoredLease(record, etag)
+        self._valid_until = started + self.ttl
+        logger.info("shard %d: lease taken by %s (%s)", self.shard, self.holder, why)
+
+    async def renew(self) -> bool:
+        """Rewrite the lease; False once another process has taken it. A store
+        outage is retried by the caller until :meth:`valid` turns False."""
+        held = self._held
+        if held is None:
+            return False
+        record = LeaseRecord(self.holder, held.record.version + 1, self.ttl)
+        started = time.monotonic()
+        try:
+            etag = await self._store.put(self.shard, record, held.etag)
+        except LeaseConflict:
+            logger.error("shard %d: lease taken by another process", self.shard)
+            self._held = None
+            return False
+        self._held = StoredLease(record, etag)
+        self._valid_until = started + self.ttl
+        return True
+
+    async def release(self) -> None:
+        """Give the lease up (best effort), so a standby takes over without waiting."""
+        held, self._held = self._held, None
+        if held is None:
+            return
+        record = LeaseRecord(self.holder, held.record.version + 1, self.ttl, released=True)
+        try:
+            await self._store.put(self.shard, record, held.etag)
+            logger.info("shard %d: lease released", self.shard)
+        except (LeaseConflict, Unavailable) as exc:
+            logger.warning("shard %d: lease not released (%s)", self.shard, exc)

@@ -58,15 +58,27 @@ class LocalEmbedder:
     name = "local-bge-small-en"
     dimensions = 384
     max_tokens = 512
+    chunk = 4  # texts per inference call (measured: small chunks waste least on padding)
 
     def __init__(self) -> None:
         self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="embedder")
 
     def _run(self, texts: Sequence[str]) -> list[list[float]]:
+        """Inference in chunks of texts of similar length: a chunk is padded to its longest
+        text, so mixing one long message with short ones would multiply the work."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), self.chunk):
+            chunk = order[start:start + self.chunk]
+            for i, vector in zip(chunk, self._infer([texts[i] for i in chunk]), strict=True):
+                vectors[i] = vector
+        return vectors
+
+    def _infer(self, texts: list[str]) -> list[list[float]]:
         import numpy
 
         tokenizer, session = _bge_small_en()
-        encoded = tokenizer.encode_batch(list(texts))
+        encoded = tokenizer.encode_batch(texts)
         ids = numpy.array([e.ids for e in encoded], dtype=numpy.int64)
         mask = numpy.array([e.attention_mask for e in encoded], dtype=numpy.int64)
         hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,

@@ -74,6 +74,8 @@ def _literal(value: Any) -> str:
 def _quoted(value: Any) -> str:
     if isinstance(value, str):
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, tuple):
+        return "(" + ",".join(_quoted(v) for v in value) + ")"
     return str(value)
 
 

@@ -62,8 +62,7 @@ async def test_lag_is_visible(chdb_search):
     chdb_search.service.projector.follower.stop()  # the projector stops following
     await asyncio.sleep(0.1)
     await chdb_search.journal.append("t", [message(f"m{i}") for i in range(7)])
-    chdb_search.service.projector.journal_sequences = \
-        await chdb_search.service.projector._journal.durable_sequences()
+    await chdb_search.service.journal_sequences.refresh()
     status = await chdb_search.stub.DescribeProjection(pb.DescribeProjectionRequest())
     assert status.lag == 7 and status.shards[0].journal_sequence == 8
 

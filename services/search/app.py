@@ -56,6 +56,7 @@ async def report_health(server: GrpcServer, components: dict[str, Callable[[], l
 @dataclass
 class Running:
     server: GrpcServer
+    searcher: Searcher
     projector: Projector
     dense: DenseProjector | None
     journal_sequences: JournalSequences
@@ -86,8 +87,8 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         projector = Projector(journal, clickhouse, database, sequences)
         dense = (DenseProjector(journal, clickhouse, database, index, sequences,
                                 config.dense.embed_batch) if index is not None else None)
-        servicer = SearchServicer(Searcher(clickhouse, database, model, index), journal,
-                                  projector, dense, clickhouse.name)
+        searcher = Searcher(clickhouse, database, model, index)
+        servicer = SearchServicer(searcher, journal, projector, dense, clickhouse.name)
         server = GrpcServer(config.server, [ServiceBinding(
             SERVICE_NAME,
             lambda s: search_service_pb2_grpc.add_SearchServiceServicer_to_server(servicer, s),
@@ -96,7 +97,7 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         stack.push_async_callback(server.stop)
         if config.dependencies.project_feed:
             await stack.enter_async_context(_following(server, projector, dense, sequences))
-        yield Running(server, projector, dense, sequences, clickhouse)
+        yield Running(server, searcher, projector, dense, sequences, clickhouse)
 
 
 async def _dense_index(config: SearchConfig, clickhouse: ClickHouse,

@@ -14,18 +14,23 @@ part, so it runs in batches and its lag is reported on its own
 the embedder fails, the batch is retried with a growing pause, from the same
 place in the feed: nothing is skipped, only delayed.
 
-Ranking is brute force inside the caller's scope, in two stages within one
-statement: every message of the scope is ranked by the Hamming distance
-between its sketch (the signs of its embedding, packed in 64-bit words) and
-the query's, and the best ``CANDIDATES`` are re-ranked by the exact dot
+Ranking is brute force inside the caller's scope (the table's key starts with
+account and agent, so the scope is a key range read first). A scope of at most
+``EXACT_UP_TO`` messages is ranked by the exact dot product of every message.
+A larger one is ranked in two stages within one statement: every message by
+the Hamming distance between its sketch (the signs of its embedding, packed in
+64-bit words) and the query's, then the best ``CANDIDATES`` by the exact dot
 product. The first stage reads 48 bytes a message (for 384 dimensions), the
-second a few hundred embeddings. ClickHouse 18.16 has neither ``bitCount`` nor
-``dotProduct``, so the popcount is spelled out with shifts and masks and the
-dot product with ``arrayMap``: the same SQL runs on both engines.
+second a few hundred scattered embeddings; ClickHouse reads whole granules (64
+rows here), so below ``EXACT_UP_TO`` reading everything costs no more.
+ClickHouse 18.16 has neither ``bitCount`` nor ``dotProduct``, so the popcount
+is spelled out with shifts and masks and the dot product with ``arrayMap``:
+the same SQL runs on both engines.
 """
 
 from __future__ import annotations
 
+import array
 import asyncio
 import hashlib
 import logging
@@ -47,6 +52,7 @@ from services.search.schema import VECTOR_COLUMNS
 logger = logging.getLogger(__name__)
 
 CANDIDATES = 200  # re-ranked exactly after the Hamming stage
+EXACT_UP_TO = 64 * CANDIDATES  # the rows the re-ranking stage reads at most
 MAX_EMBEDDED_CHARS = 2000  # about bge's 512 tokens; spares an endpoint very long inputs
 QUERY_TIMEOUT_SECONDS = 2.0  # a slow embedder must not hold a search: BM25 answers alone
 
@@ -84,12 +90,20 @@ HAMMING = ("arraySum(arrayMap((a, b) -> " + _popcount("bitXor(a, b)")
 SIMILARITY = "arraySum(arrayMap((x, y) -> x * y, embedding, {vector:Array(Float32)}))"
 
 
+def _float32(vector: Sequence[float]) -> list[float]:
+    """The values a Float32 column holds: bound as literals, both engines then multiply
+    exactly the same numbers (a server given a literal would otherwise read Float64)."""
+    return array.array("f", vector).tolist()
+
+
 class DenseIndex:
     """One embedder and its table: embeds texts, ranks a scope by similarity."""
 
     def __init__(self, embedder: Embedder, clickhouse: ClickHouse, database: str) -> None:
         self.embedder = embedder
         self.table = table_name(embedder)
+        self.exact_up_to = EXACT_UP_TO
+        self.candidates = CANDIDATES
         self._clickhouse = clickhouse
         self._database = database
 
@@ -113,19 +127,21 @@ class DenseIndex:
                               reason="EMBEDDER_UNAVAILABLE") from exc
 
     async def ranked(self, params: dict[str, Any], vector: Sequence[float],
-                     current_thread: bool, depth: int) -> list[Ranked]:
-        """The ``depth`` messages of the scope most similar to ``vector``, best first."""
+                     current_thread: bool, depth: int, scope_size: int) -> list[Ranked]:
+        """The ``depth`` messages of the scope most similar to ``vector``, best first;
+        ``scope_size`` (messages in the scope) picks exact or two-stage ranking."""
         scope = tenancy.condition(current_thread)
         table = f"{self._database}.{self.table}"
+        params = {**params, "vector": _float32(vector), "depth": depth}
+        if scope_size > self.exact_up_to:
+            scope += (" AND (account_id, agent_id, thread_id, offset) IN"
+                      f" (SELECT account_id, agent_id, thread_id, offset FROM {table} WHERE {scope}"
+                      f"  ORDER BY {HAMMING}, thread_id, offset LIMIT {{candidates:UInt32}})")
+            params |= {"sketch": sketch(vector), "candidates": self.candidates}
         rows = await self._clickhouse.query(
             f"SELECT thread_id, offset, max({SIMILARITY}) AS similarity FROM {table}"
-            f" WHERE {scope} AND (account_id, agent_id, thread_id, offset) IN"
-            f" (SELECT account_id, agent_id, thread_id, offset FROM {table} WHERE {scope}"
-            f"  ORDER BY {HAMMING}, thread_id, offset LIMIT {{candidates:UInt32}})"
-            " GROUP BY thread_id, offset"
-            " ORDER BY similarity DESC, thread_id, offset LIMIT {depth:UInt32}",
-            {**params, "vector": [float(v) for v in vector], "sketch": sketch(vector),
-             "candidates": CANDIDATES, "depth": depth})
+            f" WHERE {scope} GROUP BY thread_id, offset"  # GROUP BY: replayed rows collapse
+            " ORDER BY similarity DESC, thread_id, offset LIMIT {depth:UInt32}", params)
         return [Ranked(r["thread_id"], int(r["offset"]), float(r["similarity"])) for r in rows]
 
 

@@ -88,11 +88,13 @@ class Searcher:
         self._database = database
         self._model = model
         self._keyword = KeywordLeg(clickhouse, database)
-        self._dense = dense
+        self.dense = dense
+        self.fusion_depth = FUSION_DEPTH
+        self.rrf_k = fusion.K
 
     @property
     def default_mode(self) -> Mode:
-        return Mode.HYBRID if self._dense is not None else Mode.KEYWORD
+        return Mode.HYBRID if self.dense is not None else Mode.KEYWORD
 
     async def search(self, principal: Principal, query: str, scope: Scope,
                      thread_id: str | None, limit: int, mode: Mode | None = None) -> Result:
@@ -102,8 +104,8 @@ class Searcher:
         hybrid = (mode or self.default_mode) is Mode.HYBRID
         current = scope == Scope.CURRENT_THREAD
         params = tenancy.parameters(principal, thread_id if current else None)
-        embedding = (asyncio.ensure_future(self._dense.embed_query(query))
-                     if hybrid and self._dense is not None else None)
+        embedding = (asyncio.ensure_future(self.dense.embed_query(query))
+                     if hybrid and self.dense is not None else None)
         try:
             ranking, fallback = await self._ranking(params, wanted, current, limit, hybrid,
                                                     embedding)
@@ -119,7 +121,7 @@ class Searcher:
         statistics = await self._keyword.statistics(params, terms, current)
         if not statistics.messages:
             return [], False
-        depth = max(limit, FUSION_DEPTH) if hybrid else limit
+        depth = max(limit, self.fusion_depth) if hybrid else limit
         keyword = await self._keyword.ranked(params, statistics, terms, current, depth)
         bm25 = [(r.key, r.score) for r in keyword]
         if not hybrid:
@@ -127,11 +129,13 @@ class Searcher:
         if embedding is None:
             return bm25, True
         try:
-            dense = await self._dense.ranked(params, await embedding, current, depth)
+            dense = await self.dense.ranked(params, await embedding, current, depth,
+                                            statistics.messages)
         except Unavailable as exc:
             logger.warning("dense leg unavailable, BM25 answers alone: %s", exc.message)
             return bm25, True
-        return fusion.reciprocal_rank([[r.key for r in keyword], [r.key for r in dense]]), False
+        legs = [[r.key for r in keyword], [r.key for r in dense]]
+        return fusion.reciprocal_rank(legs, self.rrf_k), False
 
     async def _hits(self, params: dict[str, Any], ranking: list[tuple[Key, float]],
                     wanted: list[str]) -> list[Hit]:
@@ -157,8 +161,8 @@ class Searcher:
     async def purge(self, principal: Principal, thread_id: str) -> None:
         """Delete a thread's rows (mutations: ClickHouse applies them in the background)."""
         tables = ["postings", "threads", "messages"]
-        if self._dense is not None:
-            tables.insert(0, self._dense.table)
+        if self.dense is not None:
+            tables.insert(0, self.dense.table)
         for table in tables:
             await self._clickhouse.execute(
                 f"ALTER TABLE {self._database}.{table} DELETE WHERE {tenancy.condition(True)}",

@@ -21,6 +21,7 @@ from libs.feed import FeedFollower
 from libs.journal_client import JournalReader
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
+from services.search.keyword import ScopeSizes
 from services.search.lag import JournalSequences, ShardLag, shard_lags
 from services.search.schema import MESSAGE_COLUMNS, POSTING_COLUMNS, THREAD_COLUMNS
 
@@ -106,8 +107,9 @@ class ThreadTotals:
 
 class Projector:
     def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str,
-                 journal_sequences: JournalSequences) -> None:
+                 journal_sequences: JournalSequences, sizes: ScopeSizes | None = None) -> None:
         self._clickhouse = clickhouse
+        self._sizes = sizes
         self._table = f"{database}.messages"
         self._postings = f"{database}.postings"
         self._threads = ThreadTotals(clickhouse, database)
@@ -127,6 +129,9 @@ class Projector:
         await self._threads.add(messages)
         await self._clickhouse.insert(self._table, MESSAGE_COLUMNS, messages)
         self.projected_rows += len(projected)
+        if self._sizes is not None:
+            for account, agent in {(m[0], m[1]) for m in messages}:
+                self._sizes.forget(account, agent)
 
     def lag(self) -> list[ShardLag]:
         return shard_lags(self.follower.positions, self._journal_sequences.sequences)

@@ -6,7 +6,10 @@ ranking fuses each leg's ``FUSION_DEPTH`` best by reciprocal rank
 (``fusion``); keyword ranking is BM25 alone. Both legs, the statistics and the
 fetch of what hits show stay inside the caller's scope (``tenancy``).
 
-The query is embedded while ClickHouse computes the keyword leg. When the
+The query is embedded while ClickHouse computes the keyword leg: a keyword
+search is one ranking statement and one fetch of what the hits show (the
+scope's size is cached, see ``keyword.ScopeSizes``), a hybrid one adds the
+dense statement. When the
 embedder fails (or is not configured and hybrid was asked for), BM25 answers
 alone and the result says so (``fallback``): search never fails because of the
 dense leg. A query made only of stop words matches nothing in either mode.
@@ -32,7 +35,7 @@ from services.search import fusion, tenancy
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
 from services.search.dense import DenseIndex
-from services.search.keyword import KeywordLeg
+from services.search.keyword import KeywordLeg, ScopeSizes
 
 logger = logging.getLogger(__name__)
 
@@ -83,11 +86,12 @@ Key = tuple[str, int]  # (thread, offset)
 
 class Searcher:
     def __init__(self, clickhouse: ClickHouse, database: str, model: ChatModel | None,
-                 dense: DenseIndex | None = None) -> None:
+                 dense: DenseIndex | None = None, sizes: ScopeSizes | None = None) -> None:
         self._clickhouse = clickhouse
         self._database = database
         self._model = model
         self._keyword = KeywordLeg(clickhouse, database)
+        self.sizes = sizes or ScopeSizes(clickhouse, database)
         self.dense = dense
         self.fusion_depth = FUSION_DEPTH
         self.rrf_k = fusion.K
@@ -117,12 +121,12 @@ class Searcher:
     async def _ranking(self, params: dict[str, Any], wanted: list[str], current: bool,
                        limit: int, hybrid: bool,
                        embedding: asyncio.Future | None) -> tuple[list[tuple[Key, float]], bool]:
-        terms = analyzer.term_ids(wanted)
-        statistics = await self._keyword.statistics(params, terms, current)
-        if not statistics.messages:
+        size = await self.sizes.get(params, current)
+        if not size.messages:
             return [], False
         depth = max(limit, self.fusion_depth) if hybrid else limit
-        keyword = await self._keyword.ranked(params, statistics, terms, current, depth)
+        keyword = await self._keyword.ranked(params, size, analyzer.term_ids(wanted), current,
+                                             depth)
         bm25 = [(r.key, r.score) for r in keyword]
         if not hybrid:
             return bm25, False
@@ -130,7 +134,7 @@ class Searcher:
             return bm25, True
         try:
             dense = await self.dense.ranked(params, await embedding, current, depth,
-                                            statistics.messages)
+                                            size.messages)
         except Unavailable as exc:
             logger.warning("dense leg unavailable, BM25 answers alone: %s", exc.message)
             return bm25, True

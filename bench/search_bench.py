@@ -16,6 +16,7 @@ sentences, so similarity search scans and re-ranks real-looking vectors; the
 query is embedded by the service for real, and that time is included.
 
     python -m bench.search_bench [--sizes 1000,100000,1000000] [--project 5000] [--calls 200]
+                                 [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -133,15 +134,16 @@ def bulk_load(path: Path, database: str, count: int) -> float:
 SELECT account_id, agent_id, thread_id, offset, owner_user_id,
        arrayMap(w -> arraySum(arrayMap(j -> bitShiftLeft(toUInt64(e[w * 64 + j + 1] > 0), j),
                                        range(64))), range({words})),
-       e, sequence
-FROM (SELECT account_id, agent_id, thread_id, offset, owner_user_id, sequence,
+       arrayMap(x -> toInt8(round(x / scale)), e), scale, sequence
+FROM (SELECT *, arrayReduce('max', arrayMap(x -> abs(x), e)) / 127 AS scale
+ FROM (SELECT account_id, agent_id, thread_id, offset, owner_user_id, sequence,
              arrayMap(x -> toFloat32(x / sqrt(arraySum(arrayMap(y -> y * y, v)))), v) AS e
       FROM (SELECT m.account_id AS account_id, m.agent_id AS agent_id, m.thread_id AS thread_id,
                    m.offset AS offset, m.owner_user_id AS owner_user_id, m.sequence AS sequence,
                    arrayMap((x, i) -> x + ((cityHash64(m.sequence, i) % 2001) / 1000. - 1) * 0.02,
                             p.embedding, range({dimensions})) AS v
             FROM {database}.messages AS m
-            INNER JOIN {database}.bench_pool AS p ON p.id = m.sequence % {POOL}))""")
+            INNER JOIN {database}.bench_pool AS p ON p.id = m.sequence % {POOL})))""")
         db.query(f"DROP TABLE {database}.bench_pool")
         for table in ("messages", "postings", vectors):
             db.query(f"OPTIMIZE TABLE {database}.{table} FINAL")
@@ -201,7 +203,7 @@ async def projection_throughput(workdir: Path, count: int) -> None:
 
 async def search_latency(workdir: Path, size: int, calls: int) -> None:
     path, database = workdir / f"corpus-{size}", "agentmemory"
-    loaded = await asyncio.to_thread(bulk_load, path, database, size)
+    loaded = 0.0 if path.exists() else await asyncio.to_thread(bulk_load, path, database, size)
     port = free_port()
     service = await start("search", {"SEARCH_PORT": str(port), "SEARCH_CHDB_PATH": str(path),
                                      "SEARCH_PROJECT_FEED": "false",
@@ -222,18 +224,19 @@ async def search_latency(workdir: Path, size: int, calls: int) -> None:
                     if call >= 10:
                         latencies[name].append(time.perf_counter() - started)
                         hits[name] += len(reply.hits)
+            corpus = f"corpus loaded in {loaded:.0f} s" if loaded else "corpus reused"
             for name, samples in latencies.items():
                 print(f"search over {size:>9,} messages, {name:6s}: p50 "
                       f"{percentile(samples, .5):7.1f} ms   p99 {percentile(samples, .99):7.1f} ms"
-                      f"   ({calls} queries, {hits[name] / calls:.0f} hits each;"
-                      f" corpus loaded in {loaded:.0f} s)", flush=True)
+                      f"   ({calls} queries, {hits[name] / calls:.0f} hits each; {corpus})",
+                      flush=True)
     finally:
         service.terminate()
         service.wait(30)
 
 
-async def main(sizes: list[int], project: int, calls: int) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="search-bench-"))
+async def main(sizes: list[int], project: int, calls: int, workdir: Path | None) -> None:
+    workdir = workdir or Path(tempfile.mkdtemp(prefix="search-bench-"))
     if project:
         await projection_throughput(workdir, project)
     for size in sizes:
@@ -245,5 +248,8 @@ if __name__ == "__main__":
     parser.add_argument("--sizes", default="1000,100000,1000000")
     parser.add_argument("--project", type=int, default=5000)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--workdir", type=Path,
+                        help="keep the corpora here (corpus-<size>) and reuse them next time")
     args = parser.parse_args()
-    uvloop.run(main([int(s) for s in args.sizes.split(",") if s], args.project, args.calls))
+    uvloop.run(main([int(s) for s in args.sizes.split(",") if s], args.project, args.calls,
+                    args.workdir))

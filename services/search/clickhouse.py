@@ -4,11 +4,13 @@ Statements name their parameters ClickHouse's way, ``{name:Type}``.
 ``ChdbClickHouse`` runs ClickHouse in-process (chDB, the embedded default)
 and binds them natively; ``ServerClickHouse`` talks to a ClickHouse server over
 the native protocol (clickhouse-driver), which binds them on the client. Only
-functions old servers also have are used (no lambdas over columns), so the
-same statements run on ClickHouse 18.16 and on current releases.
+functions old servers also have are used (``arrayMap`` lambdas, but no
+``bitCount`` or ``dotProduct``), so the same statements run on ClickHouse
+18.16 and on current releases.
 
 Both engines are synchronous libraries: calls run on one worker thread each,
-one at a time, and every failure becomes UNAVAILABLE (reason
+one at a time (chDB binds parameters per session, so two statements at once
+could swap them), and every failure becomes UNAVAILABLE (reason
 CLICKHOUSE_UNAVAILABLE) with the engine's message.
 """
 

@@ -1,10 +1,11 @@
 """The dense leg: message embeddings in ClickHouse, ranked by similarity to the query.
 
 Embeddings come from the configured embedder (``libs.embeddings``: the local
-bge-small-en by default, an OpenAI-compatible endpoint when configured), one
-table per embedder (``vectors_<embedder>_<dimensions>``), so changing the
-model starts a fresh table that the feed fills from the beginning and never
-mixes vectors of two models.
+bge-small-en by default, an OpenAI-compatible endpoint when configured) and are
+stored as int8 values with a per-message scale, one table per embedder
+(``vectors_<embedder>_<dimensions>``), so changing the model starts a fresh
+table that the feed fills from the beginning and never mixes vectors of two
+models.
 
 :class:`DenseProjector` follows the journal's change feed on its own cursor,
 beside the keyword projection: a message is searchable by BM25 as soon as it
@@ -22,7 +23,9 @@ the Hamming distance between its sketch (the signs of its embedding, packed in
 64-bit words) and the query's, then the best ``CANDIDATES`` by the exact dot
 product. The first stage reads 48 bytes a message (for 384 dimensions), the
 second a few hundred scattered embeddings; ClickHouse reads whole granules (64
-rows here), so below ``EXACT_UP_TO`` reading everything costs no more.
+rows here), so below ``EXACT_UP_TO`` reading everything costs no more. The
+query stays in Float32; each message's product is its int8 values' times its
+scale.
 ClickHouse 18.16 has neither ``bitCount`` nor ``dotProduct``, so the popcount
 is spelled out with shifts and masks and the dot product with ``arrayMap``:
 the same SQL runs on both engines.
@@ -77,6 +80,13 @@ def sketch(vector: Sequence[float]) -> list[int]:
     return words
 
 
+def quantized(vector: Sequence[float]) -> tuple[list[int], float]:
+    """``vector`` as int8 values and the scale that brings them back (value x scale):
+    a quarter of the bytes to read, and the same top hits in the measurements."""
+    scale = max((abs(v) for v in vector), default=0.0) / 127 or 1.0
+    return [max(-127, min(127, round(v / scale))) for v in vector], scale
+
+
 def _popcount(x: str) -> str:
     """Set bits of the UInt64 expression ``x`` (SWAR: pairs, nibbles, bytes, then a sum)."""
     pairs = f"bitAnd({x}, {_M1}) + bitAnd(bitShiftRight({x}, 1), {_M1})"
@@ -87,7 +97,7 @@ def _popcount(x: str) -> str:
 
 HAMMING = ("arraySum(arrayMap((a, b) -> " + _popcount("bitXor(a, b)")
            + ", sketch, {sketch:Array(UInt64)}))")
-SIMILARITY = "arraySum(arrayMap((x, y) -> x * y, embedding, {vector:Array(Float32)}))"
+SIMILARITY = "arraySum(arrayMap((x, y) -> x * y, embedding, {vector:Array(Float32)})) * scale"
 
 
 def _float32(vector: Sequence[float]) -> list[float]:
@@ -165,10 +175,13 @@ class DenseProjector:
         if not wanted:
             return
         vectors = await self._index.embed_documents([e.message.content for e in wanted])
-        await self._clickhouse.insert(self._table, VECTOR_COLUMNS, [
-            (e.principal.account_id, e.principal.agent_id, e.thread_id, e.message.offset,
-             e.principal.user_id, sketch(v), v, e.sequence) for e, v in zip(wanted, vectors,
-                                                                            strict=True)])
+        rows = []
+        for event, vector in zip(wanted, vectors, strict=True):
+            values, scale = quantized(vector)
+            rows.append((event.principal.account_id, event.principal.agent_id, event.thread_id,
+                         event.message.offset, event.principal.user_id, sketch(vector), values,
+                         scale, event.sequence))
+        await self._clickhouse.insert(self._table, VECTOR_COLUMNS, rows)
         self.embedded_rows += len(wanted)
 
     def lag(self) -> list[ShardLag]:

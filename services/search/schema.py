@@ -12,8 +12,8 @@ delivers a message):
   read one row per thread instead of every message. A row is a function of the
   thread's messages up to ``last_offset`` (the version), so replays and
   concurrent projectors write the same row;
-- ``vectors_<embedder>``: the dense leg's embeddings, one table per embedder
-  (see ``dense``);
+- ``vectors_<embedder>``: the dense leg's embeddings (int8 with a scale, and
+  their sign bits), one table per embedder (see ``dense``);
 - ``projection_cursors``: where each follower is in each shard's feed.
 
 Tables created by an earlier release keep their settings (ClickHouse cannot
@@ -33,7 +33,7 @@ MESSAGE_COLUMNS = ("account_id", "agent_id", "thread_id", "owner_user_id", "envi
 THREAD_COLUMNS = ("account_id", "agent_id", "owner_user_id", "thread_id", "messages", "terms",
                   "last_offset")
 VECTOR_COLUMNS = ("account_id", "agent_id", "thread_id", "offset", "owner_user_id", "sketch",
-                  "embedding", "sequence")
+                  "embedding", "scale", "sequence")
 
 
 def _checked(name: str) -> str:
@@ -71,7 +71,7 @@ def statements(database: str, vectors: str | None = None) -> list[str]:
         # Small granules: re-ranking reads a few hundred scattered embeddings.
         tables.append(f"""CREATE TABLE IF NOT EXISTS {database}.{_checked(vectors)} (
             account_id String, agent_id String, thread_id String, offset UInt64,
-            owner_user_id String, sketch Array(UInt64), embedding Array(Float32),
+            owner_user_id String, sketch Array(UInt64), embedding Array(Int8), scale Float32,
             sequence UInt64
         ) ENGINE = ReplacingMergeTree(sequence) ORDER BY (account_id, agent_id, thread_id, offset)
           SETTINGS index_granularity = 64""")

@@ -125,19 +125,17 @@ class Searcher:
         if not size.messages:
             return [], False
         depth = max(limit, self.fusion_depth) if hybrid else limit
-        keyword = await self._keyword.ranked(params, size, analyzer.term_ids(wanted), current,
-                                             depth)
-        bm25 = [(r.key, r.score) for r in keyword]
-        if not hybrid:
-            return bm25, False
-        if embedding is None:
-            return bm25, True
+        terms = analyzer.term_ids(wanted)
+        if not hybrid or embedding is None:
+            keyword = await self._keyword.ranked(params, size, terms, current, depth)
+            return [(r.key, r.score) for r in keyword], hybrid
+        keyword = await self._keyword.ranked(params, size, terms, current, depth)
         try:
             dense = await self.dense.ranked(params, await embedding, current, depth,
                                             size.messages)
         except Unavailable as exc:
             logger.warning("dense leg unavailable, BM25 answers alone: %s", exc.message)
-            return bm25, True
+            return [(r.key, r.score) for r in keyword], True
         legs = [[r.key for r in keyword], [r.key for r in dense]]
         return fusion.reciprocal_rank(legs, self.rrf_k), False
 

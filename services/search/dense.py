@@ -36,7 +36,6 @@ from __future__ import annotations
 import array
 import asyncio
 import hashlib
-import logging
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -51,8 +50,6 @@ from services.search.keyword import Ranked
 from services.search.lag import JournalSequences, ShardLag, shard_lags
 from services.search.projector import ClickHouseCursors, projected_role
 from services.search.schema import VECTOR_COLUMNS
-
-logger = logging.getLogger(__name__)
 
 CANDIDATES = 200  # re-ranked exactly after the Hamming stage
 EXACT_UP_TO = 64 * CANDIDATES  # the rows the re-ranking stage reads at most

@@ -6,13 +6,13 @@ ranking fuses each leg's ``FUSION_DEPTH`` best by reciprocal rank
 (``fusion``); keyword ranking is BM25 alone. Both legs, the statistics and the
 fetch of what hits show stay inside the caller's scope (``tenancy``).
 
-The query is embedded while ClickHouse computes the keyword leg: a keyword
-search is one ranking statement and one fetch of what the hits show (the
-scope's size is cached, see ``keyword.ScopeSizes``), a hybrid one adds the
-dense statement. When the
-embedder fails (or is not configured and hybrid was asked for), BM25 answers
-alone and the result says so (``fallback``): search never fails because of the
-dense leg. A query made only of stop words matches nothing in either mode.
+A keyword search is one ranking statement and one fetch of what the hits show
+(the scope's size is cached, see ``keyword.ScopeSizes``); a hybrid one adds
+the dense statement, and embeds the query while ClickHouse ranks by keywords.
+When the embedder fails (or hybrid is asked of a service that does not embed),
+BM25 answers alone and the result says so (``fallback``): search never fails
+because of the dense leg. A query made only of stop words matches nothing in
+either mode.
 
 With ``summarize``, each matching thread gets one utility-model call (or the
 labelled offline summary) about its matches.
@@ -125,17 +125,19 @@ class Searcher:
         if not size.messages:
             return [], False
         depth = max(limit, self.fusion_depth) if hybrid else limit
-        terms = analyzer.term_ids(wanted)
-        if not hybrid or embedding is None:
-            keyword = await self._keyword.ranked(params, size, terms, current, depth)
-            return [(r.key, r.score) for r in keyword], hybrid
-        keyword = await self._keyword.ranked(params, size, terms, current, depth)
+        keyword = await self._keyword.ranked(params, size, analyzer.term_ids(wanted), current,
+                                             depth)
+        bm25 = [(r.key, r.score) for r in keyword]
+        if not hybrid:
+            return bm25, False
+        if embedding is None:  # hybrid asked of a service that does not embed
+            return bm25, True
         try:
             dense = await self.dense.ranked(params, await embedding, current, depth,
                                             size.messages)
         except Unavailable as exc:
             logger.warning("dense leg unavailable, BM25 answers alone: %s", exc.message)
-            return [(r.key, r.score) for r in keyword], True
+            return bm25, True
         legs = [[r.key for r in keyword], [r.key for r in dense]]
         return fusion.reciprocal_rank(legs, self.rrf_k), False
 
@@ -169,6 +171,7 @@ class Searcher:
             await self._clickhouse.execute(
                 f"ALTER TABLE {self._database}.{table} DELETE WHERE {tenancy.condition(True)}",
                 tenancy.parameters(principal, thread_id))
+        self.sizes.forget(principal.account_id, principal.agent_id)
 
     async def summarize(self, query: str, hits: Sequence[Hit]) -> list[ThreadSummary]:
         """One summary per matching thread, in the order threads first appear in the hits."""

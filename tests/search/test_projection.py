@@ -174,3 +174,26 @@ async def test_scope_sizes_are_cached_briefly_and_forgotten_on_local_writes(chdb
     await clickhouse.insert(f"{database}.threads", schema.THREAD_COLUMNS,
                             [("nobody", "helper", "", "t", 1, 1, 1)])
     assert (await sizes.get(empty, False)).messages == 1  # an empty scope is never cached
+
+
+async def test_purge_removes_every_row_of_the_thread(search):
+    await load_corpus(search)
+    await search.stub.PurgeThread(pb.PurgeThreadRequest(principal=principal(),
+                                                        thread_id="billing"))
+    database = search.service.projector._table.split(".")[0]
+    tables = ["messages", "postings", "threads", search.service.searcher.dense.table]
+    deadline = asyncio.get_running_loop().time() + 30
+    while True:  # ALTER ... DELETE is a mutation: ClickHouse applies it in the background
+        counts = [int((await search.service.clickhouse.query(
+            f"SELECT count() AS n FROM {database}.{table} WHERE thread_id = 'billing'"))[0]["n"])
+            for table in tables]
+        if not any(counts):
+            break
+        assert asyncio.get_running_loop().time() < deadline, counts
+        await asyncio.sleep(0.2)
+    assert (await search.service.searcher.sizes.get(
+        {"account": "acme", "agent": "helper", "user": ""}, False)).messages == 22
+    for mode in (pb.SEARCH_MODE_KEYWORD, pb.SEARCH_MODE_HYBRID):
+        reply = await search.search("invoice refunds currency backups", summarize=False, limit=50,
+                                    mode=mode)
+        assert reply.hits and "billing" not in {h.thread_id for h in reply.hits}

@@ -33,7 +33,6 @@ the same SQL runs on both engines.
 
 from __future__ import annotations
 
-import array
 import asyncio
 import hashlib
 import re
@@ -97,12 +96,6 @@ HAMMING = ("arraySum(arrayMap((a, b) -> " + _popcount("bitXor(a, b)")
 SIMILARITY = "arraySum(arrayMap((x, y) -> x * y, embedding, {vector:Array(Float32)})) * scale"
 
 
-def _float32(vector: Sequence[float]) -> list[float]:
-    """The values a Float32 column holds: bound as literals, both engines then multiply
-    exactly the same numbers (a server given a literal would otherwise read Float64)."""
-    return array.array("f", vector).tolist()
-
-
 class DenseIndex:
     """One embedder and its table: embeds texts, ranks a scope by similarity."""
 
@@ -139,7 +132,7 @@ class DenseIndex:
         ``scope_size`` (messages in the scope) picks exact or two-stage ranking."""
         scope = tenancy.condition(current_thread)
         table = f"{self._database}.{self.table}"
-        params = {**params, "vector": _float32(vector), "depth": depth}
+        params = {**params, "vector": list(vector), "depth": depth}
         if scope_size > self.exact_up_to:
             scope += (" AND (account_id, agent_id, thread_id, offset) IN"
                       f" (SELECT account_id, agent_id, thread_id, offset FROM {table} WHERE {scope}"

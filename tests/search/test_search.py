@@ -167,3 +167,13 @@ async def test_clickhouse_down_is_unavailable_with_a_reason(local_journal, tmp_p
         async for under_test in start_search(env, local_journal):
             await under_test.search(query)
     assert "CLICKHOUSE_UNAVAILABLE" in repr(caught.value) or "unavailable" in str(caught.value)
+
+
+async def test_bound_values_are_literals_not_sql(search):
+    """Values are written into statements as escaped literals: quotes, backslashes and
+    SQL in a value come back unchanged, on both engines."""
+    tricky = "o'neil \\' ); DROP TABLE x; -- \\\\ {s:String}"
+    rows = await search.service.clickhouse.query(
+        "SELECT {s:String} AS s, {n:Array(UInt64)} AS n, 3 IN {m:Array(UInt64)} AS found",
+        {"s": tricky, "n": [1, 2], "m": [3]})
+    assert rows == [{"s": tricky, "n": [1, 2], "found": 1}]

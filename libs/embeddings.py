@@ -94,17 +94,21 @@ class LocalEmbedder:
         self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="embedder")
 
     def _run(self, texts: Sequence[str]) -> list[list[float]]:
+        """One text per inference: no padding to a longer neighbour (measured as fast as
+        any chunking here), and a text's vector never depends on the batch it came in."""
+        return [self._infer(text) for text in texts]
+
+    def _infer(self, text: str) -> list[float]:
         import numpy
 
         tokenizer, session = _bge_small_en()
-        encoded = tokenizer.encode_batch(list(texts))
-        ids = numpy.array([e.ids for e in encoded], dtype=numpy.int64)
-        mask = numpy.array([e.attention_mask for e in encoded], dtype=numpy.int64)
+        encoded = tokenizer.encode(text)
+        ids = numpy.array([encoded.ids], dtype=numpy.int64)
+        mask = numpy.array([encoded.attention_mask], dtype=numpy.int64)
         hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
                                     "token_type_ids": numpy.zeros_like(ids)})[0]
-        cls = hidden[:, 0]  # bge pools with the [CLS] token
-        cls = cls / numpy.linalg.norm(cls, axis=1, keepdims=True)
-        return cls.tolist()
+        cls = hidden[0, 0]  # bge pools with the [CLS] token
+        return (cls / numpy.linalg.norm(cls)).tolist()
 
     async def warm_up(self) -> None:
         await self.embed_query("warm up")

@@ -1,14 +1,19 @@
-"""Transcript search: a ClickHouse projection of the journal.
+"""Transcript search: a ClickHouse projection of the journal, searched by BM25 and by
+embedding similarity, fused by reciprocal rank.
 
 - ``terms``: the analyzer (lower-case, stop words out, Snowball stems) and
   snippet marking;
 - ``clickhouse``: one interface, two engines: in-process chDB (embedded
   default) and a ClickHouse server through clickhouse-driver, running the same
   SQL;
-- ``schema``: the tables;
-- ``projector``: follows the journal's change feed into ClickHouse, from a
-  persisted cursor, idempotently, with visible lag;
-- ``search``: SearchMessages (BM25 computed in ClickHouse SQL) and the
-  per-thread match summaries;
+- ``schema``: the tables; ``tenancy``: the caller's scope in every statement;
+- ``projector``: follows the journal's change feed into ClickHouse (messages,
+  postings, thread totals), from a persisted cursor, idempotently;
+- ``lag``: how far each follower of the feed is behind the journal;
+- ``keyword``: the BM25 leg and the cached scope sizes it needs;
+- ``dense``: the embeddings' own follower of the feed and the similarity leg;
+- ``fusion``: reciprocal-rank fusion of the legs;
+- ``search``: SearchMessages (ranking, what hits show) and the per-thread
+  match summaries;
 - ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring.
 """

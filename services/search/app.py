@@ -1,21 +1,26 @@
-"""Wiring: ClickHouse (chDB or a server), the projector, the searcher, the server."""
+"""Wiring: ClickHouse (chDB or a server), the embedder, the projections, the searcher,
+the server."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from agentmemory.search.v1 import search_service_pb2, search_service_pb2_grpc
 
+from libs.embeddings import LocalEmbedder, build_embedder
 from libs.journal_client import JournalReader
 from libs.model import chat_model
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.search import schema
 from services.search.clickhouse import ChdbClickHouse, ClickHouse, ServerClickHouse
+from services.search.dense import DenseIndex, DenseProjector
+from services.search.keyword import ScopeSizes
+from services.search.lag import JournalSequences, ShardLag
 from services.search.projector import Projector
 from services.search.search import Searcher
 from services.search.servicer import SearchServicer
@@ -25,7 +30,9 @@ logger = logging.getLogger(__name__)
 
 SERVICE_NAME = search_service_pb2.DESCRIPTOR.services_by_name["SearchService"].full_name
 PROJECTION_HEALTH = f"{SERVICE_NAME}/projection"
+EMBEDDINGS_HEALTH = f"{SERVICE_NAME}/embeddings"
 MAX_HEALTHY_LAG = 10_000
+HEALTH_SECONDS = 5.0
 
 
 def build_clickhouse(settings: ClickHouseSettings) -> ClickHouse:
@@ -35,38 +42,55 @@ def build_clickhouse(settings: ClickHouseSettings) -> ClickHouse:
                             password=settings.password)
 
 
-async def report_projection_health(projector: Projector, server: GrpcServer) -> None:
+async def report_health(server: GrpcServer, components: dict[str, Callable[[], list[ShardLag]]],
+                        ) -> None:
+    """Each projection is SERVING while at most MAX_HEALTHY_LAG messages behind."""
     while True:
-        lag = sum(s.lag for s in projector.lag())
-        await server.set_component_health(PROJECTION_HEALTH, lag <= MAX_HEALTHY_LAG)
-        await asyncio.sleep(5)
+        for name, lag in components.items():
+            behind = sum(s.lag for s in lag())
+            if behind:
+                logger.info("%s is %d messages behind the journal", name, behind)
+            await server.set_component_health(name, behind <= MAX_HEALTHY_LAG)
+        await asyncio.sleep(HEALTH_SECONDS)
 
 
 @dataclass
 class Running:
     server: GrpcServer
+    searcher: Searcher
     projector: Projector
+    dense: DenseProjector | None
+    journal_sequences: JournalSequences
     clickhouse: ClickHouse
 
 
 @contextlib.asynccontextmanager
 async def running(config: SearchConfig) -> AsyncIterator[Running]:
-    tracing = Tracing(config.process.tracing, "search")
-    clickhouse = build_clickhouse(config.clickhouse)
-    journal = JournalReader(config.dependencies.journal_address,
-                            internal_token=config.process.internal.token,
-                            interceptors=tracing.client_interceptors())
-    model = chat_model(config.model)
-    if model is None:
-        logger.warning("no model configured (MODEL_BASE_URL): match summaries use the labelled "
-                       "offline fallback")
-    database = config.clickhouse.database
-    tasks: list[asyncio.Task] = []
-    projector = Projector(journal, clickhouse, database)
-    try:
-        await schema.create(clickhouse, database)
-        servicer = SearchServicer(Searcher(clickhouse, database, model), journal, projector,
-                                  clickhouse.name)
+    async with contextlib.AsyncExitStack() as stack:
+        tracing = Tracing(config.process.tracing, "search")
+        stack.callback(tracing.close)
+        clickhouse = build_clickhouse(config.clickhouse)
+        stack.push_async_callback(clickhouse.close)
+        journal = JournalReader(config.dependencies.journal_address,
+                                internal_token=config.process.internal.token,
+                                interceptors=tracing.client_interceptors())
+        stack.push_async_callback(journal.close)
+        model = chat_model(config.model)
+        if model is None:
+            logger.warning("no model configured (MODEL_BASE_URL): match summaries use the "
+                           "labelled offline fallback")
+        else:
+            stack.push_async_callback(model.close)
+        database = config.clickhouse.database
+        index = await _dense_index(config, clickhouse, stack)
+        await schema.create(clickhouse, database, index.table if index is not None else None)
+        sequences = JournalSequences(journal)
+        sizes = ScopeSizes(clickhouse, database)
+        projector = Projector(journal, clickhouse, database, sequences, sizes)
+        dense = (DenseProjector(journal, clickhouse, database, index, sequences,
+                                config.dense.embed_batch) if index is not None else None)
+        searcher = Searcher(clickhouse, database, model, index, sizes)
+        servicer = SearchServicer(searcher, journal, projector, dense, clickhouse.name)
         server = GrpcServer(config.server, [ServiceBinding(
             SERVICE_NAME,
             lambda s: search_service_pb2_grpc.add_SearchServiceServicer_to_server(servicer, s),
@@ -74,29 +98,49 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         server.metrics.gauge("search.projection.lag", lambda: sum(s.lag for s in projector.lag()),
                              unit="{message}", description="Journal messages not yet projected.")
         await server.start()
+        stack.push_async_callback(server.stop)
         if config.dependencies.project_feed:
-            tasks = [asyncio.create_task(projector.run_forever()),
-                     asyncio.create_task(report_projection_health(projector, server))]
-        try:
-            yield Running(server, projector, clickhouse)
-        finally:
-            await server.stop()
-            projector.stop()
-            if tasks:
-                await asyncio.wait(tasks[:1], timeout=10)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await stack.enter_async_context(_following(server, projector, dense, sequences))
+        yield Running(server, searcher, projector, dense, sequences, clickhouse)
+
+
+async def _dense_index(config: SearchConfig, clickhouse: ClickHouse,
+                       stack: contextlib.AsyncExitStack) -> DenseIndex | None:
+    if not config.dense.enabled:
+        logger.info("dense leg off (SEARCH_DENSE=false): keyword search only")
+        return None
+    embedder = build_embedder(config.embeddings)
+    stack.push_async_callback(embedder.close)
+    if isinstance(embedder, LocalEmbedder):
+        await embedder.warm_up()
+    return DenseIndex(embedder, clickhouse, config.clickhouse.database)
+
+
+@contextlib.asynccontextmanager
+async def _following(server: GrpcServer, projector: Projector, dense: DenseProjector | None,
+                     sequences: JournalSequences) -> AsyncIterator[None]:
+    """The followers of the change feed and their lag reports, stopped cooperatively."""
+    followers = [projector] + ([dense] if dense is not None else [])
+    health = {PROJECTION_HEALTH: projector.lag}
+    if dense is not None:
+        health[EMBEDDINGS_HEALTH] = dense.lag
+    runs = [asyncio.create_task(f.run_forever()) for f in followers]
+    helpers = [asyncio.create_task(sequences.run_forever()),
+               asyncio.create_task(report_health(server, health))]
+    try:
+        yield
     finally:
-        await journal.close()
-        if model is not None:
-            await model.close()
-        await clickhouse.close()
-        tracing.close()
+        for follower in followers:
+            follower.stop()
+        await asyncio.wait(runs, timeout=10)
+        for task in runs + helpers:
+            task.cancel()
+        await asyncio.gather(*runs, *helpers, return_exceptions=True)
 
 
 async def serve(config: SearchConfig) -> None:
     async with running(config) as service:
-        logger.info("search serving on %s:%d (ClickHouse: %s)", config.server.host,
-                    service.server.port, service.clickhouse.name)
+        logger.info("search serving on %s:%d (ClickHouse: %s, dense leg: %s)",
+                    config.server.host, service.server.port, service.clickhouse.name,
+                    service.dense.embedder if service.dense is not None else "off")
         await wait_for_stop_signal()

@@ -1,14 +1,18 @@
 """ClickHouse access: one interface, two engines, the same SQL.
 
-Statements name their parameters ClickHouse's way, ``{name:Type}``.
-``ChdbClickHouse`` runs ClickHouse in-process (chDB, the embedded default)
-and binds them natively; ``ServerClickHouse`` talks to a ClickHouse server over
-the native protocol (clickhouse-driver), which binds them on the client. Only
-functions old servers also have are used (no lambdas over columns), so the
-same statements run on ClickHouse 18.16 and on current releases.
+Statements name their parameters ClickHouse's way, ``{name:Type}``, and
+:func:`bind` writes the values in as escaped literals before either engine
+sees the statement: ``ChdbClickHouse`` runs ClickHouse in-process (chDB, the
+embedded default), ``ServerClickHouse`` talks to a ClickHouse server over the
+native protocol (clickhouse-driver). Both engines thus receive the very same
+text, and chDB keeps no parameters in its session between calls. Only
+functions old servers also have are used (``arrayMap`` lambdas, but no
+``bitCount`` or ``dotProduct``), so the same statements run on ClickHouse
+18.16 and on current releases.
 
 Both engines are synchronous libraries: calls run on one worker thread each,
-one at a time, and every failure becomes UNAVAILABLE (reason
+one at a time (chDB binds parameters per session, so two statements at once
+could swap them), and every failure becomes UNAVAILABLE (reason
 CLICKHOUSE_UNAVAILABLE) with the engine's message.
 """
 
@@ -64,17 +68,25 @@ class _OneThread:
         self._executor.shutdown(wait=True)
 
 
-def _literal(value: Any) -> str:
-    """A parameter's text form for chDB (ClickHouse's query-parameter syntax)."""
-    if isinstance(value, list | tuple):
-        return "[" + ",".join(_quoted(v) for v in value) + "]"
-    return str(value)
+def bind(sql: str, params: dict[str, Any] | None) -> str:
+    """``sql`` with every ``{name:Type}`` replaced by its value as a literal. A list
+    after ``IN`` becomes a tuple (what IN takes), elsewhere an array."""
+    if not params:
+        return sql
+    after_in = set(_IN_PARAMETER.findall(sql))
+    return _PARAMETER.sub(lambda m: _literal(params[m.group(1)], m.group(1) in after_in), sql)
 
 
-def _quoted(value: Any) -> str:
+def _literal(value: Any, as_tuple: bool = False) -> str:
     if isinstance(value, str):
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return str(value)
+    if isinstance(value, tuple) or (isinstance(value, list) and as_tuple):
+        return "(" + ",".join(_literal(v) for v in value) + ")"
+    if isinstance(value, list):
+        return "[" + ",".join(_literal(v) for v in value) + "]"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return repr(value)
+    raise TypeError(f"no ClickHouse literal for {type(value).__name__}")
 
 
 class ChdbClickHouse:
@@ -96,9 +108,7 @@ class ChdbClickHouse:
         return self._session
 
     def _run(self, sql: str, params: dict[str, Any] | None, fmt: str = "JSONEachRow") -> str:
-        bound = {k: _literal(v) for k, v in (params or {}).items()}
-        result = self._connect().query(sql, fmt, params=bound) if bound else \
-            self._connect().query(sql, fmt)
+        result = self._connect().query(bind(sql, params), fmt)
         return result.bytes().decode() if result is not None else ""
 
     async def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
@@ -140,12 +150,7 @@ class ServerClickHouse:
         self._thread = _OneThread("clickhouse")
 
     def _run(self, sql: str, params: dict[str, Any] | None) -> list[dict]:
-        # The driver writes a list as an array literal; after IN a server wants a tuple.
-        bound = dict(params or {})
-        for name in _IN_PARAMETER.findall(sql):
-            bound[name] = tuple(bound[name])
-        rows, columns = self._client.execute(_PARAMETER.sub(r"%(\1)s", sql), bound,
-                                             with_column_types=True)
+        rows, columns = self._client.execute(bind(sql, params), with_column_types=True)
         names = [name for name, _ in columns]
         return [dict(zip(names, row, strict=True)) for row in rows]
 

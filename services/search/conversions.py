@@ -9,11 +9,13 @@ from google.protobuf import timestamp_pb2
 from libs import limits
 from libs.errors import InvalidArgument, PermissionDenied
 from libs.identity import require_id
-from services.search.search import Hit, Scope, ThreadSummary
+from services.search.search import Mode, Result, Scope, ThreadSummary
 
 _ROLES = {"user": message_pb2.ROLE_USER, "assistant": message_pb2.ROLE_ASSISTANT}
 _SCOPES = {pb.SCOPE_UNSPECIFIED: Scope.ALL_THREADS, pb.SCOPE_ALL_THREADS: Scope.ALL_THREADS,
            pb.SCOPE_CURRENT_THREAD: Scope.CURRENT_THREAD}
+_MODES = {pb.SEARCH_MODE_UNSPECIFIED: None, pb.SEARCH_MODE_KEYWORD: Mode.KEYWORD,
+          pb.SEARCH_MODE_HYBRID: Mode.HYBRID}
 DEFAULT_LIMIT, MAX_LIMIT = 10, 50
 MAX_QUERY_CHARS = 1000
 
@@ -46,6 +48,13 @@ def scope(request: pb.SearchMessagesRequest) -> tuple[Scope, str | None]:
     return chosen, None
 
 
+def mode(value: int) -> Mode | None:
+    """The requested ranking; None for the service's default."""
+    if value not in _MODES:
+        raise InvalidArgument("mode", "must be SEARCH_MODE_KEYWORD or SEARCH_MODE_HYBRID")
+    return _MODES[value]
+
+
 def limit(value: int) -> int:
     return limits.count(value, "limit", default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
 
@@ -54,13 +63,15 @@ def summarize(request: pb.SearchMessagesRequest) -> bool:
     return request.summarize if request.HasField("summarize") else True
 
 
-def response(hits: list[Hit], summaries: list[ThreadSummary]) -> pb.SearchMessagesResponse:
+def response(result: Result, summaries: list[ThreadSummary]) -> pb.SearchMessagesResponse:
     return pb.SearchMessagesResponse(
         hits=[pb.SearchHit(thread_id=h.thread_id, message_id=h.message_id, offset=h.offset,
                            role=_ROLES[h.role], snippet=h.snippet,
-                           created_at=_timestamp(h.created_at_ms), score=h.score) for h in hits],
+                           created_at=_timestamp(h.created_at_ms), score=h.score)
+              for h in result.hits],
         summaries=[pb.ThreadMatchSummary(thread_id=s.thread_id, summary=s.summary,
                                          generator=s.generator) for s in summaries],
+        fallback=result.fallback,
     )
 
 

@@ -1,60 +1,63 @@
-"""The projection of the journal into ClickHouse.
+"""The keyword projection of the journal into ClickHouse.
 
 Follows every shard's change feed (libs.feed) and writes user and assistant
 messages (never system or tool messages, never reasoning text) with their
-analyzed terms, and a posting per distinct term. Rows are keyed by (account, agent, thread, offset) in a
-ReplacingMergeTree, so a redelivered message leaves one row. The cursor lives
-in ClickHouse beside the rows and moves only after they are written. Lag (the
-journal's durable sequence minus the cursor) is refreshed every few seconds.
+analyzed terms, a posting per distinct term, and the new totals of their
+threads. Rows are keyed by (account, agent, thread, offset) in a
+ReplacingMergeTree, so a redelivered message leaves one row; a thread's
+totals count only offsets past the ones already counted, so a redelivered
+message is not counted twice either. The cursor lives in ClickHouse beside
+the rows and moves only after they are written.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from agentmemory.common.v1 import message_pb2
 
-from libs.errors import DomainError
 from libs.feed import FeedFollower
 from libs.journal_client import JournalReader
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
-from services.search.schema import MESSAGE_COLUMNS, POSTING_COLUMNS
-
-logger = logging.getLogger(__name__)
+from services.search.keyword import ScopeSizes
+from services.search.lag import JournalSequences, ShardLag, shard_lags
+from services.search.schema import MESSAGE_COLUMNS, POSTING_COLUMNS, THREAD_COLUMNS
 
 CONSUMER = "search"
 PROJECTED_ROLES = {message_pb2.ROLE_USER: "user", message_pb2.ROLE_ASSISTANT: "assistant"}
-LAG_REFRESH_SECONDS = 5.0
+
+
+def projected_role(message: message_pb2.Message) -> str | None:
+    """The role search shows ``message`` under; None for what search never shows."""
+    role = PROJECTED_ROLES.get(message.role)
+    return role if role is not None and message.content.strip() else None
 
 
 class ClickHouseCursors:
-    def __init__(self, clickhouse: ClickHouse, database: str) -> None:
+    def __init__(self, clickhouse: ClickHouse, database: str, consumer: str = CONSUMER) -> None:
         self._clickhouse = clickhouse
         self._table = f"{database}.projection_cursors"
+        self._consumer = consumer
 
     async def load(self, shard: int) -> int:
         rows = await self._clickhouse.query(
             f"SELECT max(after_sequence) AS after FROM {self._table} "
             "WHERE consumer = {consumer:String} AND shard = {shard:UInt32}",
-            {"consumer": CONSUMER, "shard": shard})
+            {"consumer": self._consumer, "shard": shard})
         return int(rows[0]["after"]) if rows else 0
 
     async def save(self, shard: int, position: int) -> None:
         await self._clickhouse.insert(self._table, ("consumer", "shard", "after_sequence"),
-                                      [(CONSUMER, shard, position)])
+                                      [(self._consumer, shard, position)])
 
 
 def rows(event) -> tuple[tuple, list[tuple]] | None:
     """The message row and posting rows for a feed event; None for what search never shows."""
     message = event.message
-    role = PROJECTED_ROLES.get(message.role)
-    if role is None or not message.content.strip():
+    role = projected_role(message)
+    if role is None:
         return None
     words = analyzer.term_ids(analyzer.terms(message.content))
     created_ms = message.created_at.seconds * 1000 + message.created_at.nanos // 1_000_000
@@ -68,57 +71,73 @@ def rows(event) -> tuple[tuple, list[tuple]] | None:
     return message_row, postings
 
 
-@dataclass(frozen=True)
-class ShardLag:
-    shard: int
-    projected: int
-    journal: int
+def _thread_key(message: dict) -> tuple[str, str, str, str]:
+    return (message["account_id"], message["agent_id"], message["owner_user_id"],
+            message["thread_id"])
 
-    @property
-    def lag(self) -> int:
-        return max(0, self.journal - self.projected)
+
+class ThreadTotals:
+    """Per-thread message counts and lengths: BM25's corpus statistics, kept as rows
+    whose version is the last offset they count (so a replay writes the same row)."""
+
+    def __init__(self, clickhouse: ClickHouse, database: str) -> None:
+        self._clickhouse = clickhouse
+        self._table = f"{database}.threads"
+
+    async def add(self, messages: Sequence[tuple]) -> None:
+        """Count ``messages`` (message rows, in feed order) into their threads' totals."""
+        named = [dict(zip(MESSAGE_COLUMNS, m, strict=True)) for m in messages]
+        keys = sorted({_thread_key(m) for m in named})
+        stored = await self._clickhouse.query(
+            f"SELECT account_id, agent_id, owner_user_id, thread_id, messages, terms, last_offset"
+            f" FROM {self._table} FINAL WHERE (account_id, agent_id, owner_user_id, thread_id)"
+            " IN {keys:Array(Tuple(String, String, String, String))}", {"keys": keys})
+        totals = {(r["account_id"], r["agent_id"], r["owner_user_id"], r["thread_id"]):
+                  [int(r["messages"]), int(r["terms"]), int(r["last_offset"])] for r in stored}
+        changed = set()
+        for message in named:
+            key, offset = _thread_key(message), message["offset"]
+            total = totals.setdefault(key, [0, 0, -1])  # -1: nothing counted yet
+            if offset > total[2]:
+                total[0], total[1], total[2] = total[0] + 1, total[1] + message["length"], offset
+                changed.add(key)
+        await self._clickhouse.insert(self._table, THREAD_COLUMNS,
+                                      [(*key, *totals[key]) for key in sorted(changed)])
 
 
 class Projector:
-    def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str) -> None:
-        self._journal = journal
+    def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str,
+                 journal_sequences: JournalSequences, sizes: ScopeSizes | None = None) -> None:
         self._clickhouse = clickhouse
+        self._sizes = sizes
         self._table = f"{database}.messages"
         self._postings = f"{database}.postings"
+        self._threads = ThreadTotals(clickhouse, database)
+        self._journal_sequences = journal_sequences
         self.follower = FeedFollower(journal, ClickHouseCursors(clickhouse, database),
                                      self._write, name="search projector", batch=500)
-        self.journal_sequences: dict[int, int] = {}
         self.projected_rows = 0
 
     async def _write(self, events: Sequence) -> None:
         projected = [r for r in (rows(e) for e in events) if r is not None]
-        # Postings first: a message row is what makes a message count as projected.
+        if not projected:
+            return
+        messages = [m for m, _ in projected]
+        # Postings and totals first: a message row is what makes a message count as projected.
         await self._clickhouse.insert(self._postings, POSTING_COLUMNS,
                                       [p for _, postings in projected for p in postings])
-        await self._clickhouse.insert(self._table, MESSAGE_COLUMNS, [m for m, _ in projected])
+        await self._threads.add(messages)
+        await self._clickhouse.insert(self._table, MESSAGE_COLUMNS, messages)
         self.projected_rows += len(projected)
+        if self._sizes is not None:
+            for account, agent in {(m[0], m[1]) for m in messages}:
+                self._sizes.forget(account, agent)
 
     def lag(self) -> list[ShardLag]:
-        return [ShardLag(shard, projected, max(self.journal_sequences.get(shard, 0), projected))
-                for shard, projected in sorted(self.follower.positions.items())]
+        return shard_lags(self.follower.positions, self._journal_sequences.sequences)
 
     async def run_forever(self) -> None:
-        watcher = asyncio.create_task(self._watch_journal())
-        try:
-            await self.follower.run_forever()
-        finally:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
+        await self.follower.run_forever()
 
     def stop(self) -> None:
         self.follower.stop()
-
-    async def _watch_journal(self) -> None:
-        while True:
-            with contextlib.suppress(DomainError):
-                self.journal_sequences = await self._journal.durable_sequences()
-                behind = sum(s.lag for s in self.lag())
-                if behind:
-                    logger.info("search projection is %d messages behind the journal", behind)
-            await asyncio.sleep(LAG_REFRESH_SECONDS)

@@ -1,12 +1,24 @@
 """The search tables, all ReplacingMergeTree (one row per key however often the feed
-delivers a message; reads use FINAL):
+delivers a message):
 
 - ``messages``, keyed by (account, agent, thread, offset): what a hit shows and
-  each message's length in terms;
+  each message's length in terms; small granules (256 rows), because a search
+  reads a handful of scattered messages and ClickHouse reads whole granules;
 - ``postings``, keyed by (account, agent, term, thread, offset): one row per
   distinct term of a message with its frequency, so a query reads only the
   postings of its own terms (a primary-key range), never every message;
-- ``projection_cursors``: where the projector is in each shard's feed.
+- ``threads``, keyed by (account, agent, owner, thread): how many messages each
+  thread has and their total length in terms, so BM25's corpus statistics
+  read one row per thread instead of every message. A row is a function of the
+  thread's messages up to ``last_offset`` (the version), so replays and
+  concurrent projectors write the same row;
+- ``vectors_<embedder>``: the dense leg's embeddings (int8 with a scale, and
+  their sign bits), one table per embedder (see ``dense``);
+- ``projection_cursors``: where each follower is in each shard's feed.
+
+Tables created by an earlier release keep their settings (ClickHouse cannot
+change granules in place); dropping the database rebuilds everything from the
+journal.
 """
 
 from __future__ import annotations
@@ -18,30 +30,69 @@ POSTING_COLUMNS = ("account_id", "agent_id", "term", "thread_id", "offset", "own
 MESSAGE_COLUMNS = ("account_id", "agent_id", "thread_id", "owner_user_id", "environment",
                    "message_id", "offset", "role", "content", "created_at_ms", "terms", "length",
                    "sequence")
+THREAD_COLUMNS = ("account_id", "agent_id", "owner_user_id", "thread_id", "messages", "terms",
+                  "last_offset")
+VECTOR_COLUMNS = ("account_id", "agent_id", "thread_id", "offset", "owner_user_id", "sketch",
+                  "embedding", "scale", "sequence")
 
 
-def statements(database: str) -> list[str]:
-    if not IDENTIFIER.fullmatch(database):
-        raise ValueError(f"not a ClickHouse database name: {database!r}")
-    return [
+def _checked(name: str) -> str:
+    if not IDENTIFIER.fullmatch(name):
+        raise ValueError(f"not a ClickHouse identifier: {name!r}")
+    return name
+
+
+def statements(database: str, vectors: str | None = None) -> list[str]:
+    database = _checked(database)
+    tables = [
         f"CREATE DATABASE IF NOT EXISTS {database}",
         f"""CREATE TABLE IF NOT EXISTS {database}.messages (
             account_id String, agent_id String, thread_id String, owner_user_id String,
             environment String, message_id String, offset UInt64, role String, content String,
             created_at_ms UInt64, terms Array(UInt64), length UInt32, sequence UInt64
-        ) ENGINE = ReplacingMergeTree(sequence) ORDER BY (account_id, agent_id, thread_id, offset)""",
+        ) ENGINE = ReplacingMergeTree(sequence) ORDER BY (account_id, agent_id, thread_id, offset)
+          SETTINGS index_granularity = 256""",
         f"""CREATE TABLE IF NOT EXISTS {database}.postings (
             account_id String, agent_id String, term UInt64, thread_id String, offset UInt64,
             owner_user_id String, tf UInt32, length UInt32, created_at_ms UInt64,
             sequence UInt64
         ) ENGINE = ReplacingMergeTree(sequence)
           ORDER BY (account_id, agent_id, term, thread_id, offset)""",
+        f"""CREATE TABLE IF NOT EXISTS {database}.threads (
+            account_id String, agent_id String, owner_user_id String, thread_id String,
+            messages UInt64, terms UInt64, last_offset UInt64
+        ) ENGINE = ReplacingMergeTree(last_offset)
+          ORDER BY (account_id, agent_id, owner_user_id, thread_id)""",
         f"""CREATE TABLE IF NOT EXISTS {database}.projection_cursors (
             consumer String, shard UInt32, after_sequence UInt64
         ) ENGINE = ReplacingMergeTree(after_sequence) ORDER BY (consumer, shard)""",
     ]
+    if vectors is not None:
+        # Small granules: re-ranking reads a few hundred scattered embeddings.
+        tables.append(f"""CREATE TABLE IF NOT EXISTS {database}.{_checked(vectors)} (
+            account_id String, agent_id String, thread_id String, offset UInt64,
+            owner_user_id String, sketch Array(UInt64), embedding Array(Int8), scale Float32,
+            sequence UInt64
+        ) ENGINE = ReplacingMergeTree(sequence) ORDER BY (account_id, agent_id, thread_id, offset)
+          SETTINGS index_granularity = 64""")
+    return tables
 
 
-async def create(clickhouse: ClickHouse, database: str) -> None:
-    for statement in statements(database):
+async def create(clickhouse: ClickHouse, database: str, vectors: str | None = None) -> None:
+    for statement in statements(database, vectors):
         await clickhouse.execute(statement)
+    await _backfill_threads(clickhouse, database)
+
+
+async def _backfill_threads(clickhouse: ClickHouse, database: str) -> None:
+    """Messages projected before ``threads`` existed get their thread rows once."""
+    counts = await clickhouse.query(
+        f"SELECT (SELECT count() FROM {database}.threads) AS threads,"
+        f" (SELECT count() FROM {database}.messages) AS messages")
+    if int(counts[0]["threads"]) or not int(counts[0]["messages"]):
+        return
+    await clickhouse.execute(
+        f"INSERT INTO {database}.threads ({', '.join(THREAD_COLUMNS)})"
+        " SELECT account_id, agent_id, owner_user_id, thread_id, count(), sum(length), max(offset)"
+        f" FROM {database}.messages FINAL"
+        " GROUP BY account_id, agent_id, owner_user_id, thread_id")

@@ -1,42 +1,59 @@
-"""SearchMessages: BM25 over stemmed terms, computed in ClickHouse SQL.
+"""SearchMessages: BM25 and the dense leg, fused by reciprocal rank; match summaries.
 
-The caller's scope is in every statement: account and agent, and for
-user-owned threads the caller's user (``owner_user_id = '' OR = caller``).
-Corpus statistics (document count, average length, document frequencies)
-come from the same scope, so nothing about other tenants leaks even into the
-scores. Scoring reads only the postings of the query's terms. Score: sum over query terms of
-``idf x tf x (k1 + 1) / (tf + k1 x (1 - b + b x length / avgdl))`` with
-``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, k1 = 1.2, b = 0.75; ties go to
-the newer message. With ``summarize``, each matching thread gets one
-utility-model call (or the labelled offline summary) about its matches.
+The keyword leg (``keyword``) ranks by BM25 over stemmed terms; the dense leg
+(``dense``) by the similarity of message embeddings to the query's. Hybrid
+ranking fuses each leg's ``FUSION_DEPTH`` best by reciprocal rank
+(``fusion``); keyword ranking is BM25 alone. Both legs, the statistics and the
+fetch of what hits show stay inside the caller's scope (``tenancy``).
+
+A keyword search is one ranking statement and one fetch of what the hits show
+(the scope's size is cached, see ``keyword.ScopeSizes``); a hybrid one adds
+the dense statement, and embeds the query while ClickHouse ranks by keywords.
+When the embedder fails (or hybrid is asked of a service that does not embed),
+BM25 answers alone and the result says so (``fallback``): search never fails
+because of the dense leg. A query made only of stop words matches nothing in
+either mode.
+
+With ``summarize``, each matching thread gets one utility-model call (or the
+labelled offline summary) about its matches.
 """
 
 from __future__ import annotations
 
 import asyncio
 import enum
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from libs.errors import Unavailable
 from libs.identity import Principal
 from libs.model import ChatModel, Prompt
+from services.search import fusion, tenancy
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
+from services.search.dense import DenseIndex
+from services.search.keyword import KeywordLeg, ScopeSizes
+
+logger = logging.getLogger(__name__)
 
 PROMPT = Prompt(Path(__file__).parent / "prompts" / "matches.v1.md")
 OFFLINE_GENERATOR = "offline-extractive-v1"
 SUMMARY_CONCURRENCY = 4
 MAX_QUERY_TERMS = 16
-
-_SCOPE = ("account_id = {account:String} AND agent_id = {agent:String}"
-          " AND (owner_user_id = '' OR owner_user_id = {user:String})")
-_THREAD = " AND thread_id = {thread:String}"
+FUSION_DEPTH = 20  # ranks each leg contributes to the fusion (tuned: bench/search_quality.py)
 
 
 class Scope(enum.Enum):
     CURRENT_THREAD = "current_thread"
     ALL_THREADS = "all_threads"
+
+
+class Mode(enum.Enum):
+    KEYWORD = "keyword"
+    HYBRID = "hybrid"
 
 
 @dataclass(frozen=True)
@@ -52,94 +69,109 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class Result:
+    hits: list[Hit]
+    fallback: bool  # hybrid was due, but BM25 answered alone
+
+
+@dataclass(frozen=True)
 class ThreadSummary:
     thread_id: str
     summary: str
     generator: str
 
 
-@dataclass(frozen=True)
-class _Statements:
-    size: str  # messages in scope and their average length
-    frequencies: str  # document frequency of each query term
-    ranked: str  # BM25 per message over the query terms' postings, best first
-    fetch: str  # what the hits show
-
-
-def _statements(database: str, current_thread: bool) -> _Statements:
-    """Each statement reads a primary-key range: the scope's messages, or the postings
-    of the query's own terms. ``term IN`` is what lets ClickHouse use the key."""
-    scope = _SCOPE + (_THREAD if current_thread else "")
-    terms = "term IN {terms:Array(UInt64)}"
-    idf = ("log(1 + ({n:UInt64} - df) / (df + 0.5) + 0.5 / (df + 0.5))")
-    return _Statements(
-        size=f"SELECT count() AS n, avg(length) AS avgdl FROM {database}.messages FINAL"
-             f" WHERE {scope}",
-        frequencies=f"SELECT term, count() AS df FROM {database}.postings FINAL"
-                    f" WHERE {scope} AND {terms} GROUP BY term",
-        ranked=f"""SELECT thread_id, offset, max(created_at_ms) AS created_at_ms,
-  sum({idf} * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / {{avgdl:Float64}}))) AS score
-FROM (SELECT thread_id, offset, created_at_ms, tf, length,
-             transform(term, {{df_terms:Array(UInt64)}}, {{dfs:Array(UInt64)}}, toUInt64(0)) AS df
-      FROM {database}.postings FINAL WHERE {scope} AND {terms})
-GROUP BY thread_id, offset
-ORDER BY score DESC, created_at_ms DESC, thread_id, offset
-LIMIT {{limit:UInt32}}""",
-        fetch=f"SELECT thread_id, message_id, offset, role, content, created_at_ms"
-              f" FROM {database}.messages FINAL WHERE {_SCOPE}"
-              " AND thread_id IN {threads:Array(String)} AND offset IN {offsets:Array(UInt64)}",
-    )
+Key = tuple[str, int]  # (thread, offset)
 
 
 class Searcher:
-    def __init__(self, clickhouse: ClickHouse, database: str, model: ChatModel | None) -> None:
+    def __init__(self, clickhouse: ClickHouse, database: str, model: ChatModel | None,
+                 dense: DenseIndex | None = None, sizes: ScopeSizes | None = None) -> None:
         self._clickhouse = clickhouse
         self._database = database
         self._model = model
+        self._keyword = KeywordLeg(clickhouse, database)
+        self.sizes = sizes or ScopeSizes(clickhouse, database)
+        self.dense = dense
+        self.fusion_depth = FUSION_DEPTH
+        self.rrf_k = fusion.K
+
+    @property
+    def default_mode(self) -> Mode:
+        return Mode.HYBRID if self.dense is not None else Mode.KEYWORD
 
     async def search(self, principal: Principal, query: str, scope: Scope,
-                     thread_id: str | None, limit: int) -> list[Hit]:
+                     thread_id: str | None, limit: int, mode: Mode | None = None) -> Result:
         wanted = analyzer.query_terms(query)[:MAX_QUERY_TERMS]
         if not wanted:
+            return Result([], False)
+        hybrid = (mode or self.default_mode) is Mode.HYBRID
+        current = scope == Scope.CURRENT_THREAD
+        params = tenancy.parameters(principal, thread_id if current else None)
+        embedding = (asyncio.ensure_future(self.dense.embed_query(query))
+                     if hybrid and self.dense is not None else None)
+        try:
+            ranking, fallback = await self._ranking(params, wanted, current, limit, hybrid,
+                                                    embedding)
+        finally:
+            if embedding is not None and not embedding.done():
+                embedding.cancel()
+        return Result(await self._hits(params, ranking[:limit], wanted), fallback)
+
+    async def _ranking(self, params: dict[str, Any], wanted: list[str], current: bool,
+                       limit: int, hybrid: bool,
+                       embedding: asyncio.Future | None) -> tuple[list[tuple[Key, float]], bool]:
+        size = await self.sizes.get(params, current)
+        if not size.messages:
+            return [], False
+        depth = max(limit, self.fusion_depth) if hybrid else limit
+        keyword = await self._keyword.ranked(params, size, analyzer.term_ids(wanted), current,
+                                             depth)
+        bm25 = [(r.key, r.score) for r in keyword]
+        if not hybrid:
+            return bm25, False
+        if embedding is None:  # hybrid asked of a service that does not embed
+            return bm25, True
+        try:
+            dense = await self.dense.ranked(params, await embedding, current, depth,
+                                            size.messages)
+        except Unavailable as exc:
+            logger.warning("dense leg unavailable, BM25 answers alone: %s", exc.message)
+            return bm25, True
+        legs = [[r.key for r in keyword], [r.key for r in dense]]
+        return fusion.reciprocal_rank(legs, self.rrf_k), False
+
+    async def _hits(self, params: dict[str, Any], ranking: list[tuple[Key, float]],
+                    wanted: list[str]) -> list[Hit]:
+        """What each ranked message shows, in rank order (replayed rows collapse here)."""
+        if not ranking:
             return []
-        statements = _statements(self._database, scope == Scope.CURRENT_THREAD)
-        ids = analyzer.term_ids(wanted)
-        params = {"account": principal.account_id, "agent": principal.agent_id,
-                  "user": principal.user_id or "", "terms": ids}
-        if scope == Scope.CURRENT_THREAD:
-            params["thread"] = thread_id
-        size, frequencies = await asyncio.gather(
-            self._clickhouse.query(statements.size, params),
-            self._clickhouse.query(statements.frequencies, params))
-        found = {int(r["term"]): int(r["df"]) for r in frequencies}
-        if int(size[0]["n"]) == 0 or not found:
-            return []
-        ranked = await self._clickhouse.query(statements.ranked, {
-            **params, "n": int(size[0]["n"]), "avgdl": float(size[0]["avgdl"]),
-            "df_terms": list(found), "dfs": list(found.values()), "limit": limit})
-        if not ranked:
-            return []
-        shown = await self._clickhouse.query(statements.fetch, {
-            **params, "threads": sorted({r["thread_id"] for r in ranked}),
-            "offsets": sorted({int(r["offset"]) for r in ranked})})
+        shown = await self._clickhouse.query(
+            "SELECT thread_id, message_id, offset, role, content, created_at_ms"
+            f" FROM {self._database}.messages WHERE {tenancy.condition(False)}"
+            " AND thread_id IN {threads:Array(String)} AND offset IN {offsets:Array(UInt64)}",
+            {**params, "threads": sorted({k[0] for k, _ in ranking}),
+             "offsets": sorted({k[1] for k, _ in ranking})})
         messages = {(m["thread_id"], int(m["offset"])): m for m in shown}
         hits = []
-        for r in ranked:
-            message = messages.get((r["thread_id"], int(r["offset"])))
+        for key, score in ranking:
+            message = messages.get(key)
             if message is not None:
-                hits.append(Hit(r["thread_id"], message["message_id"], int(r["offset"]),
-                                message["role"], analyzer.snippet(message["content"], wanted),
-                                int(message["created_at_ms"]), float(r["score"]),
-                                message["content"]))
+                hits.append(Hit(key[0], message["message_id"], key[1], message["role"],
+                                analyzer.snippet(message["content"], wanted),
+                                int(message["created_at_ms"]), score, message["content"]))
         return hits
 
     async def purge(self, principal: Principal, thread_id: str) -> None:
         """Delete a thread's rows (mutations: ClickHouse applies them in the background)."""
-        params = {"account": principal.account_id, "agent": principal.agent_id,
-                  "user": principal.user_id or "", "thread": thread_id}
-        for table in ("postings", "messages"):
+        tables = ["postings", "threads", "messages"]
+        if self.dense is not None:
+            tables.insert(0, self.dense.table)
+        for table in tables:
             await self._clickhouse.execute(
-                f"ALTER TABLE {self._database}.{table} DELETE WHERE {_SCOPE}{_THREAD}", params)
+                f"ALTER TABLE {self._database}.{table} DELETE WHERE {tenancy.condition(True)}",
+                tenancy.parameters(principal, thread_id))
+        self.sizes.forget(principal.account_id, principal.agent_id)
 
     async def summarize(self, query: str, hits: Sequence[Hit]) -> list[ThreadSummary]:
         """One summary per matching thread, in the order threads first appear in the hits."""

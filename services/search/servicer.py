@@ -8,16 +8,19 @@ from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 from libs.identity import parse_principal, require_id
 from libs.journal_client import JournalReader
 from services.search import conversions
+from services.search.dense import DenseProjector
+from services.search.lag import ShardLag
 from services.search.projector import Projector
 from services.search.search import Searcher
 
 
 class SearchServicer(pb_grpc.SearchServiceServicer):
     def __init__(self, searcher: Searcher, journal: JournalReader, projector: Projector,
-                 engine: str) -> None:
+                 dense: DenseProjector | None, engine: str) -> None:
         self._searcher = searcher
         self._journal = journal
         self._projector = projector
+        self._dense = dense
         self._engine = engine
 
     async def SearchMessages(self, request: pb.SearchMessagesRequest,
@@ -27,10 +30,11 @@ class SearchServicer(pb_grpc.SearchServiceServicer):
         query = conversions.query(request.query)
         scope, thread_id = conversions.scope(request)
         limit = conversions.limit(request.limit)
-        hits = await self._searcher.search(principal, query, scope, thread_id, limit)
-        summaries = (await self._searcher.summarize(query, hits)
+        mode = conversions.mode(request.mode)
+        result = await self._searcher.search(principal, query, scope, thread_id, limit, mode)
+        summaries = (await self._searcher.summarize(query, result.hits)
                      if conversions.summarize(request) else [])
-        return conversions.response(hits, summaries)
+        return conversions.response(result, summaries)
 
     async def ViewToolCall(self, request: pb.ViewToolCallRequest,
                            context) -> pb.ViewToolCallResponse:
@@ -52,9 +56,18 @@ class SearchServicer(pb_grpc.SearchServiceServicer):
     async def DescribeProjection(self, request: pb.DescribeProjectionRequest,
                                  context) -> pb.DescribeProjectionResponse:
         shards = self._projector.lag()
-        return pb.DescribeProjectionResponse(
-            shards=[pb.ShardProjection(shard=s.shard, projected_sequence=s.projected,
-                                       journal_sequence=s.journal, lag=s.lag) for s in shards],
+        embedded = {s.shard: s for s in self._dense.lag()} if self._dense is not None else {}
+        response = pb.DescribeProjectionResponse(
             lag=sum(s.lag for s in shards), engine=self._engine,
-            projected_messages=self._projector.projected_rows,
-        )
+            projected_messages=self._projector.projected_rows)
+        for s in shards:
+            shard = response.shards.add(shard=s.shard, projected_sequence=s.projected,
+                                        journal_sequence=s.journal, lag=s.lag)
+            if self._dense is not None:  # a shard the embeddings have not reached: all behind
+                behind = embedded.get(s.shard, ShardLag(s.shard, 0, s.journal))
+                shard.embedded_sequence, shard.embedding_lag = behind.projected, behind.lag
+                response.embedding_lag += behind.lag
+        if self._dense is not None:
+            response.embedder = self._dense.embedder
+            response.embedded_messages = self._dense.embedded_rows
+        return response

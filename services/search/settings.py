@@ -1,4 +1,5 @@
-"""Search configuration, read from ``SEARCH_*`` and ``MODEL_*`` variables."""
+"""Search configuration, read from ``SEARCH_*`` (embedder: ``SEARCH_EMBEDDINGS_*``) and
+``MODEL_*`` variables."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from libs import clients, settings
+from libs.embeddings import EmbeddingSettings
 from libs.model import ModelSettings
 from libs.process import ProcessSettings
 from libs.server import ServerSettings
@@ -15,6 +17,7 @@ from libs.settings import Secret, setting
 from services.search.clickhouse import IDENTIFIER
 
 PREFIX = "SEARCH_"
+EMBEDDINGS_PREFIX = "SEARCH_EMBEDDINGS_"
 
 
 @dataclass(frozen=True)
@@ -55,10 +58,25 @@ class SearchDependencies:
 
 
 @dataclass(frozen=True)
+class DenseSettings:
+    enabled: bool = setting(
+        "DENSE", True,
+        "Hybrid search: embed every message and each query (the dense leg), fused with BM25.")
+    embed_batch: int = setting(
+        "EMBED_BATCH", 64, "Messages embedded per call to the embedder (the dense projection).")
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.embed_batch <= 2048:
+            raise ValueError(f"{PREFIX}EMBED_BATCH must be between 1 and 2048")
+
+
+@dataclass(frozen=True)
 class SearchConfig:
     server: SearchServerSettings
     clickhouse: ClickHouseSettings
     dependencies: SearchDependencies
+    dense: DenseSettings
+    embeddings: EmbeddingSettings
     model: ModelSettings
     process: ProcessSettings
 
@@ -68,11 +86,15 @@ class SearchConfig:
             server=settings.load(SearchServerSettings, prefix=PREFIX, environ=environ),
             clickhouse=settings.load(ClickHouseSettings, prefix=PREFIX, environ=environ),
             dependencies=settings.load(SearchDependencies, prefix=PREFIX, environ=environ),
+            dense=settings.load(DenseSettings, prefix=PREFIX, environ=environ),
+            embeddings=settings.load(EmbeddingSettings, prefix=EMBEDDINGS_PREFIX,
+                                     environ=environ),
             model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
             process=ProcessSettings.from_env(environ),
         )
 
 
 def variables() -> Iterator[settings.Variable]:
-    for part in (SearchServerSettings, ClickHouseSettings, SearchDependencies):
+    for part in (SearchServerSettings, ClickHouseSettings, SearchDependencies, DenseSettings):
         yield from settings.describe(part, prefix=PREFIX)
+    yield from settings.describe(EmbeddingSettings, prefix=EMBEDDINGS_PREFIX)

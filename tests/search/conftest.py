@@ -23,6 +23,7 @@ from tools.backends.clickhouse import ClickHouseServer
 
 AGENT = principal_pb2.SURFACE_AGENT
 MCP = principal_pb2.SURFACE_MCP_GATEWAY
+KEYWORD, HYBRID = pb.SEARCH_MODE_KEYWORD, pb.SEARCH_MODE_HYBRID
 
 
 @pytest.fixture(scope="session")
@@ -39,10 +40,14 @@ class SearchUnderTest:
     service: Running
     journal: JournalClient
 
-    async def caught_up(self, timeout: float = 20.0) -> None:
+    async def caught_up(self, timeout: float = 30.0, embedded: bool = True) -> None:
+        """Wait until the projection (and, when it runs, the dense one) has every message."""
         target = max(s.durable_sequence for s in self.journal.journal.shards)
+        followers = [self.service.projector.follower]
+        if embedded and self.service.dense is not None:
+            followers.append(self.service.dense.follower)
         deadline = time.monotonic() + timeout
-        while self.service.projector.follower.positions.get(0, -1) < target:
+        while any(f.positions.get(0, -1) < target for f in followers):
             assert time.monotonic() < deadline, "projection did not catch up"
             await asyncio.sleep(0.02)
 
@@ -52,10 +57,11 @@ class SearchUnderTest:
 
 
 def search_env(journal: JournalClient, engine: str, tmp_path, clickhouse_server=None,
-               model_url: str = "") -> dict[str, str]:
+               model_url: str = "", dense: bool = True) -> dict[str, str]:
     env = {"SEARCH_PORT": "0", "SEARCH_JOURNAL_ADDRESS": journal.address,
            "MODEL_BASE_URL": model_url, "MODEL_NAME": "fake-utility-model",
-           "SEARCH_CLICKHOUSE_DATABASE": f"t_{uuid.uuid4().hex[:10]}"}
+           "SEARCH_CLICKHOUSE_DATABASE": f"t_{uuid.uuid4().hex[:10]}",
+           "SEARCH_DENSE": str(dense).lower()}
     if engine == "chdb":
         env |= {"SEARCH_CLICKHOUSE_BACKEND": "chdb", "SEARCH_CHDB_PATH": str(tmp_path / "chdb")}
     else:

@@ -7,6 +7,7 @@ import asyncio
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 from agentmemory.search.v1 import search_service_pb2 as pb
 
+from services.search import keyword, schema
 from tests.search.conftest import search_env, start_search
 from tests.search.corpus import EXPECTED
 from tests.search.test_search import load_corpus
@@ -62,8 +63,7 @@ async def test_lag_is_visible(chdb_search):
     chdb_search.service.projector.follower.stop()  # the projector stops following
     await asyncio.sleep(0.1)
     await chdb_search.journal.append("t", [message(f"m{i}") for i in range(7)])
-    chdb_search.service.projector.journal_sequences = \
-        await chdb_search.service.projector._journal.durable_sequences()
+    await chdb_search.service.journal_sequences.refresh()
     status = await chdb_search.stub.DescribeProjection(pb.DescribeProjectionRequest())
     assert status.lag == 7 and status.shards[0].journal_sequence == 8
 
@@ -103,3 +103,97 @@ async def test_summaries_make_one_model_call_per_matching_thread(local_journal, 
         assert any("Refunds are always issued" in p for p in prompts)
         none = await search.search("currency", summarize=False)
         assert list(none.summaries) == [] and len(fake_model.chats()) == len(threads)
+
+
+async def thread_totals(search) -> list[tuple]:
+    database = search.service.projector._table.split(".")[0]
+    rows = await search.service.clickhouse.query(
+        f"SELECT thread_id, messages, terms, last_offset FROM {database}.threads FINAL"
+        " ORDER BY thread_id")
+    return [(r["thread_id"], int(r["messages"]), int(r["terms"]), int(r["last_offset"]))
+            for r in rows]
+
+
+async def test_thread_totals_count_each_message_once(search):
+    await search.journal.append("t", [message(f"m{i}", f"hello number {i}") for i in range(6)])
+    await search.journal.append("u", [message("n0", "one two three four")])
+    await search.caught_up()
+    expected = [("t", 6, 6 * 3, 6), ("u", 1, 4, 1)]  # terms: "hello", "number", the digit
+    assert await thread_totals(search) == expected
+    events = []
+    call = search.journal.stub.Subscribe(journal_pb.SubscribeRequest(after_sequence=0), timeout=10)
+    async for event in call:
+        events.append(event)
+        if len(events) == 7:
+            break
+    call.cancel()
+    await search.service.projector._write(events[2:])  # the feed delivers them again
+    assert await thread_totals(search) == expected
+    size = await search.service.searcher.sizes.get(
+        {"account": "acme", "agent": "helper", "user": ""}, current_thread=False)
+    assert (size.messages, size.total_length) == (7, 22)
+
+
+async def test_totals_are_filled_for_a_store_from_before_they_existed(local_journal, tmp_path):
+    env = search_env(local_journal, "chdb", tmp_path, dense=False)
+    await local_journal.append("t", [message(f"m{i}", f"alpha beta {i}") for i in range(4)])
+    async for search in start_search(env, local_journal):
+        await search.caught_up()
+        before = [(h.message_id, h.score) for h in (await search.search("alpha", summarize=False)).hits]
+        database = search.service.projector._table.split(".")[0]
+        await search.service.clickhouse.execute(f"DROP TABLE {database}.threads")
+    async for search in start_search(env, local_journal):  # schema.create fills them again
+        assert await thread_totals(search) == [("t", 4, 12, 4)]
+        after = [(h.message_id, h.score) for h in (await search.search("alpha", summarize=False)).hits]
+        assert after == before and len(after) == 4
+
+
+async def test_scope_sizes_are_cached_briefly_and_forgotten_on_local_writes(chdb_search):
+    await chdb_search.journal.append("t", [message("a", "kiwi")])
+    await chdb_search.caught_up()
+    clickhouse, database = chdb_search.service.clickhouse, \
+        chdb_search.service.projector._table.split(".")[0]
+    now = [100.0]
+    sizes = keyword.ScopeSizes(clickhouse, database, clock=lambda: now[0])
+    params = {"account": "acme", "agent": "helper", "user": ""}
+    assert (await sizes.get(params, False)).messages == 1
+    # Another process projects a thread: unseen until the cached size expires.
+    await clickhouse.insert(f"{database}.threads", schema.THREAD_COLUMNS,
+                            [("acme", "helper", "", "elsewhere", 3, 9, 3)])
+    assert (await sizes.get(params, False)).messages == 1
+    now[0] += keyword.SIZE_TTL_SECONDS + 0.1
+    assert (await sizes.get(params, False)).messages == 4
+    await clickhouse.insert(f"{database}.threads", schema.THREAD_COLUMNS,
+                            [("acme", "helper", "", "more", 1, 1, 1)])
+    sizes.forget("acme", "other-agent")
+    assert (await sizes.get(params, False)).messages == 4
+    sizes.forget("acme", "helper")  # what this process's projector does after writing
+    assert (await sizes.get(params, False)).messages == 5
+    empty = {"account": "nobody", "agent": "helper", "user": ""}
+    assert (await sizes.get(empty, False)).messages == 0
+    await clickhouse.insert(f"{database}.threads", schema.THREAD_COLUMNS,
+                            [("nobody", "helper", "", "t", 1, 1, 1)])
+    assert (await sizes.get(empty, False)).messages == 1  # an empty scope is never cached
+
+
+async def test_purge_removes_every_row_of_the_thread(search):
+    await load_corpus(search)
+    await search.stub.PurgeThread(pb.PurgeThreadRequest(principal=principal(),
+                                                        thread_id="billing"))
+    database = search.service.projector._table.split(".")[0]
+    tables = ["messages", "postings", "threads", search.service.searcher.dense.table]
+    deadline = asyncio.get_running_loop().time() + 30
+    while True:  # ALTER ... DELETE is a mutation: ClickHouse applies it in the background
+        counts = [int((await search.service.clickhouse.query(
+            f"SELECT count() AS n FROM {database}.{table} WHERE thread_id = 'billing'"))[0]["n"])
+            for table in tables]
+        if not any(counts):
+            break
+        assert asyncio.get_running_loop().time() < deadline, counts
+        await asyncio.sleep(0.2)
+    assert (await search.service.searcher.sizes.get(
+        {"account": "acme", "agent": "helper", "user": ""}, False)).messages == 22
+    for mode in (pb.SEARCH_MODE_KEYWORD, pb.SEARCH_MODE_HYBRID):
+        reply = await search.search("invoice refunds currency backups", summarize=False, limit=50,
+                                    mode=mode)
+        assert reply.hits and "billing" not in {h.thread_id for h in reply.hits}

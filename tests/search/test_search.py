@@ -1,4 +1,9 @@
-"""SearchMessages and ViewToolCall, on chDB and on a ClickHouse server."""
+"""SearchMessages and ViewToolCall, on chDB and on a ClickHouse server.
+
+Searches run hybrid (the default) unless they pin ``KEYWORD``: a test about
+which words match asks BM25 alone, since the dense leg always returns the
+nearest messages of the scope, matching words or not.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import pytest
 from agentmemory.common.v1 import message_pb2
 from agentmemory.search.v1 import search_service_pb2 as pb
 
-from tests.search.conftest import AGENT, MCP
+from tests.search.conftest import AGENT, HYBRID, KEYWORD, MCP
 from tests.search.corpus import EXPECTED, THREADS
 from tests.support.journal_client import ASSISTANT, TOOL, USER, message, principal, rpc_error
 
@@ -52,20 +57,28 @@ async def test_projection_excludes_system_tool_and_reasoning(search):
         message("tool", "pineapple data from the tool", TOOL, tool_call_id="c1"),
     ])
     await search.caught_up()
-    assert list((await search.search("pineapple", summarize=False)).hits) == []
+    assert list((await search.search("pineapple", summarize=False, mode=KEYWORD)).hits) == []
     found = {h.message_id for h in (await search.search("kiwis", summarize=False)).hits}
-    assert found == {"a", "u"}
-    assert list((await search.search("secret reasoning", summarize=False)).hits) == []
+    assert found == {"a", "u"}  # hybrid: the dense leg never saw the other two either
+    assert list((await search.search("secret reasoning", summarize=False,
+                                      mode=KEYWORD)).hits) == []
+    hybrid = await search.search("pineapple data system prompt", summarize=False, limit=50)
+    assert {h.message_id for h in hybrid.hits} == {"a", "u"}
 
 
 async def test_scope_and_limit(search):
     await load_corpus(search)
-    everywhere = await search.search("backups", summarize=False)
+    everywhere = await search.search("backups", summarize=False, mode=KEYWORD)
     assert {h.thread_id for h in everywhere.hits} == {"database"}
     here = await search.search("backups", summarize=False, scope=pb.SCOPE_CURRENT_THREAD,
-                               thread_id="billing")
+                               thread_id="billing", mode=KEYWORD)
     assert list(here.hits) == []
-    assert len((await search.search("the", summarize=False)).hits) == 0  # stop words only
+    hybrid_here = await search.search("backups", summarize=False, limit=50,
+                                      scope=pb.SCOPE_CURRENT_THREAD, thread_id="billing")
+    assert {h.thread_id for h in hybrid_here.hits} == {"billing"}  # both legs stay in the thread
+    assert len(hybrid_here.hits) == len(THREADS["billing"])
+    for mode in (KEYWORD, HYBRID):  # stop words only
+        assert len((await search.search("the", summarize=False, mode=mode)).hits) == 0
     many = await search.search("invoice deploy lisbon database interview", summarize=False)
     assert len(many.hits) == 10  # the default limit
     assert len((await search.search("invoice deploy lisbon database interview", limit=50,
@@ -98,12 +111,18 @@ async def test_tenant_isolation(search):
     await search.journal.append("agent2", [message("z", "Bluebird deploys")],
                                 who=principal(agent="other-agent"))
     await search.caught_up()
-    assert [h.message_id for h in (await search.search("bluebird", who=principal(user="alice"),
-                                                       summarize=False)).hits] == ["x"]
+
+    async def found(who, mode):
+        reply = await search.search("bluebird", who=who, summarize=False, limit=50, mode=mode)
+        return [h.message_id for h in reply.hits]
+
+    assert await found(principal(user="alice"), KEYWORD) == ["x"]
+    assert (await found(principal(user="alice"), HYBRID))[0] == "x"
     for stranger in (principal(), principal(user="bob")):
-        assert list((await search.search("bluebird", who=stranger, summarize=False)).hits) == []
-    assert [h.message_id for h in (await search.search(
-        "bluebird", who=principal(account="globex"), summarize=False)).hits] == ["y"]
+        assert await found(stranger, KEYWORD) == []
+        assert not {"x", "y", "z"} & set(await found(stranger, HYBRID))
+    assert await found(principal(account="globex"), KEYWORD) == ["y"]
+    assert await found(principal(account="globex"), HYBRID) == ["y"]
 
 
 async def test_one_summary_per_matching_thread_offline(search):
@@ -148,3 +167,13 @@ async def test_clickhouse_down_is_unavailable_with_a_reason(local_journal, tmp_p
         async for under_test in start_search(env, local_journal):
             await under_test.search(query)
     assert "CLICKHOUSE_UNAVAILABLE" in repr(caught.value) or "unavailable" in str(caught.value)
+
+
+async def test_bound_values_are_literals_not_sql(search):
+    """Values are written into statements as escaped literals: quotes, backslashes and
+    SQL in a value come back unchanged, on both engines."""
+    tricky = "o'neil \\' ); DROP TABLE x; -- \\\\ {s:String}"
+    rows = await search.service.clickhouse.query(
+        "SELECT {s:String} AS s, {n:Array(UInt64)} AS n, 3 IN {m:Array(UInt64)} AS found",
+        {"s": tricky, "n": [1, 2], "m": [3]})
+    assert rows == [{"s": tricky, "n": [1, 2], "found": 1}]

@@ -12,17 +12,26 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SearchMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEARCH_MODE_UNSPECIFIED: _ClassVar[SearchMode]
+    SEARCH_MODE_KEYWORD: _ClassVar[SearchMode]
+    SEARCH_MODE_HYBRID: _ClassVar[SearchMode]
+
 class Scope(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SCOPE_UNSPECIFIED: _ClassVar[Scope]
     SCOPE_CURRENT_THREAD: _ClassVar[Scope]
     SCOPE_ALL_THREADS: _ClassVar[Scope]
+SEARCH_MODE_UNSPECIFIED: SearchMode
+SEARCH_MODE_KEYWORD: SearchMode
+SEARCH_MODE_HYBRID: SearchMode
 SCOPE_UNSPECIFIED: Scope
 SCOPE_CURRENT_THREAD: Scope
 SCOPE_ALL_THREADS: Scope
 
 class SearchMessagesRequest(_message.Message):
-    __slots__ = ("principal", "surface", "query", "scope", "thread_id", "limit", "summarize")
+    __slots__ = ("principal", "surface", "query", "scope", "thread_id", "limit", "summarize", "mode")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     SURFACE_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
@@ -30,6 +39,7 @@ class SearchMessagesRequest(_message.Message):
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     SUMMARIZE_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     surface: _principal_pb2.Surface
     query: str
@@ -37,7 +47,8 @@ class SearchMessagesRequest(_message.Message):
     thread_id: str
     limit: int
     summarize: bool
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., surface: _Optional[_Union[_principal_pb2.Surface, str]] = ..., query: _Optional[str] = ..., scope: _Optional[_Union[Scope, str]] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., summarize: _Optional[bool] = ...) -> None: ...
+    mode: SearchMode
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., surface: _Optional[_Union[_principal_pb2.Surface, str]] = ..., query: _Optional[str] = ..., scope: _Optional[_Union[Scope, str]] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., summarize: _Optional[bool] = ..., mode: _Optional[_Union[SearchMode, str]] = ...) -> None: ...
 
 class SearchHit(_message.Message):
     __slots__ = ("thread_id", "message_id", "offset", "role", "snippet", "created_at", "score")
@@ -68,12 +79,14 @@ class ThreadMatchSummary(_message.Message):
     def __init__(self, thread_id: _Optional[str] = ..., summary: _Optional[str] = ..., generator: _Optional[str] = ...) -> None: ...
 
 class SearchMessagesResponse(_message.Message):
-    __slots__ = ("hits", "summaries")
+    __slots__ = ("hits", "summaries", "fallback")
     HITS_FIELD_NUMBER: _ClassVar[int]
     SUMMARIES_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_FIELD_NUMBER: _ClassVar[int]
     hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
     summaries: _containers.RepeatedCompositeFieldContainer[ThreadMatchSummary]
-    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., summaries: _Optional[_Iterable[_Union[ThreadMatchSummary, _Mapping]]] = ...) -> None: ...
+    fallback: bool
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., summaries: _Optional[_Iterable[_Union[ThreadMatchSummary, _Mapping]]] = ..., fallback: _Optional[bool] = ...) -> None: ...
 
 class ViewToolCallRequest(_message.Message):
     __slots__ = ("principal", "surface", "tool_call_id", "thread_id", "offset", "length")
@@ -108,28 +121,38 @@ class DescribeProjectionRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ShardProjection(_message.Message):
-    __slots__ = ("shard", "projected_sequence", "journal_sequence", "lag")
+    __slots__ = ("shard", "projected_sequence", "journal_sequence", "lag", "embedded_sequence", "embedding_lag")
     SHARD_FIELD_NUMBER: _ClassVar[int]
     PROJECTED_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     JOURNAL_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     LAG_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDED_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_LAG_FIELD_NUMBER: _ClassVar[int]
     shard: int
     projected_sequence: int
     journal_sequence: int
     lag: int
-    def __init__(self, shard: _Optional[int] = ..., projected_sequence: _Optional[int] = ..., journal_sequence: _Optional[int] = ..., lag: _Optional[int] = ...) -> None: ...
+    embedded_sequence: int
+    embedding_lag: int
+    def __init__(self, shard: _Optional[int] = ..., projected_sequence: _Optional[int] = ..., journal_sequence: _Optional[int] = ..., lag: _Optional[int] = ..., embedded_sequence: _Optional[int] = ..., embedding_lag: _Optional[int] = ...) -> None: ...
 
 class DescribeProjectionResponse(_message.Message):
-    __slots__ = ("shards", "lag", "engine", "projected_messages")
+    __slots__ = ("shards", "lag", "engine", "projected_messages", "embedder", "embedding_lag", "embedded_messages")
     SHARDS_FIELD_NUMBER: _ClassVar[int]
     LAG_FIELD_NUMBER: _ClassVar[int]
     ENGINE_FIELD_NUMBER: _ClassVar[int]
     PROJECTED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDER_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_LAG_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
     shards: _containers.RepeatedCompositeFieldContainer[ShardProjection]
     lag: int
     engine: str
     projected_messages: int
-    def __init__(self, shards: _Optional[_Iterable[_Union[ShardProjection, _Mapping]]] = ..., lag: _Optional[int] = ..., engine: _Optional[str] = ..., projected_messages: _Optional[int] = ...) -> None: ...
+    embedder: str
+    embedding_lag: int
+    embedded_messages: int
+    def __init__(self, shards: _Optional[_Iterable[_Union[ShardProjection, _Mapping]]] = ..., lag: _Optional[int] = ..., engine: _Optional[str] = ..., projected_messages: _Optional[int] = ..., embedder: _Optional[str] = ..., embedding_lag: _Optional[int] = ..., embedded_messages: _Optional[int] = ...) -> None: ...
 
 class PurgeThreadRequest(_message.Message):
     __slots__ = ("principal", "thread_id")

@@ -27,7 +27,9 @@ if _version_not_supported:
 
 class SearchServiceStub:
     """Transcript search over a ClickHouse projection of the journal (user and
-    assistant messages only; never system messages or reasoning text). Backs the
+    assistant messages only; never system messages or reasoning text): BM25
+    over stemmed terms, fused by reciprocal rank with a dense leg (message
+    embeddings) unless the request asks for keywords only. Backs the
     journal tools journal_message_search and journal_tool_call_view, which exist
     on agent surfaces whatever the Memory capability and never for MCP-gateway
     callers: a request whose surface is SURFACE_MCP_GATEWAY is refused with
@@ -64,7 +66,9 @@ class SearchServiceStub:
 
 class SearchServiceServicer:
     """Transcript search over a ClickHouse projection of the journal (user and
-    assistant messages only; never system messages or reasoning text). Backs the
+    assistant messages only; never system messages or reasoning text): BM25
+    over stemmed terms, fused by reciprocal rank with a dense leg (message
+    embeddings) unless the request asks for keywords only. Backs the
     journal tools journal_message_search and journal_tool_call_view, which exist
     on agent surfaces whatever the Memory capability and never for MCP-gateway
     callers: a request whose surface is SURFACE_MCP_GATEWAY is refused with
@@ -86,9 +90,10 @@ class SearchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DescribeProjection(self, request, context):
-        """Operator: how far the projection is behind the journal. The standard
-        health service also reports it, under the name
-        "agentmemory.search.v1.SearchService/projection": NOT_SERVING while more
+        """Operator: how far the projection (and its embeddings) is behind the
+        journal. The standard health service also reports it, under the names
+        "agentmemory.search.v1.SearchService/projection" and
+        "agentmemory.search.v1.SearchService/embeddings": NOT_SERVING while more
         than 10,000 messages behind.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -135,7 +140,9 @@ def add_SearchServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class SearchService:
     """Transcript search over a ClickHouse projection of the journal (user and
-    assistant messages only; never system messages or reasoning text). Backs the
+    assistant messages only; never system messages or reasoning text): BM25
+    over stemmed terms, fused by reciprocal rank with a dense leg (message
+    embeddings) unless the request asks for keywords only. Backs the
     journal tools journal_message_search and journal_tool_call_view, which exist
     on agent surfaces whatever the Memory capability and never for MCP-gateway
     callers: a request whose surface is SURFACE_MCP_GATEWAY is refused with

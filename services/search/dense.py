@@ -1,0 +1,184 @@
+"""The dense leg: message embeddings in ClickHouse, ranked by similarity to the query.
+
+Embeddings come from the configured embedder (``libs.embeddings``: the local
+bge-small-en by default, an OpenAI-compatible endpoint when configured) and are
+stored as int8 values with a per-message scale, one table per embedder
+(``vectors_<embedder>_<dimensions>``), so changing the model starts a fresh
+table that the feed fills from the beginning and never mixes vectors of two
+models.
+
+:class:`DenseProjector` follows the journal's change feed on its own cursor,
+beside the keyword projection: a message is searchable by BM25 as soon as it
+is projected and joins the dense leg once embedded. Embedding is the slow
+part, so it runs in batches and its lag is reported on its own
+(``DescribeProjection.embedding_lag``, health name ``.../embeddings``). When
+the embedder fails, the batch is retried with a growing pause, from the same
+place in the feed: nothing is skipped, only delayed.
+
+Ranking is brute force inside the caller's scope (the table's key starts with
+account and agent, so the scope is a key range read first). A scope of at most
+``EXACT_UP_TO`` messages is ranked by the exact dot product of every message.
+A larger one is ranked in two stages within one statement: every message by
+the Hamming distance between its sketch (the signs of its embedding, packed in
+64-bit words) and the query's, then the best ``CANDIDATES`` by the exact dot
+product. The first stage reads 48 bytes a message (for 384 dimensions), the
+second a few hundred scattered embeddings; ClickHouse reads whole granules (64
+rows here), so below ``EXACT_UP_TO`` reading everything costs no more. The
+query stays in Float32; each message's product is its int8 values' times its
+scale.
+ClickHouse 18.16 has neither ``bitCount`` nor ``dotProduct``, so the popcount
+is spelled out with shifts and masks and the dot product with ``arrayMap``:
+the same SQL runs on both engines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from libs.embeddings import Embedder
+from libs.errors import Unavailable
+from libs.feed import FeedFollower
+from libs.journal_client import JournalReader
+from services.search import tenancy
+from services.search.clickhouse import ClickHouse
+from services.search.keyword import Ranked
+from services.search.lag import JournalSequences, ShardLag, shard_lags
+from services.search.projector import ClickHouseCursors, projected_role
+from services.search.schema import VECTOR_COLUMNS
+
+CANDIDATES = 200  # re-ranked exactly after the Hamming stage
+EXACT_UP_TO = 64 * CANDIDATES  # the rows the re-ranking stage reads at most
+MAX_EMBEDDED_CHARS = 2000  # about bge's 512 tokens; spares an endpoint very long inputs
+QUERY_TIMEOUT_SECONDS = 2.0  # a slow embedder must not hold a search: BM25 answers alone
+
+_M1, _M2, _M4, _H01 = (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F,
+                       0x0101010101010101)
+
+
+def table_name(embedder: Embedder) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "_", embedder.name.lower()).strip("_")
+    name = f"vectors_{slug}_{embedder.dimensions}"
+    if len(name) > 64:
+        name = name[:55] + "_" + hashlib.blake2b(name.encode(), digest_size=4).hexdigest()
+    return name
+
+
+def sketch(vector: Sequence[float]) -> list[int]:
+    """The signs of ``vector`` as bits (dimension i is bit i % 64 of word i // 64)."""
+    words = [0] * ((len(vector) + 63) // 64)
+    for i, value in enumerate(vector):
+        if value > 0:
+            words[i // 64] |= 1 << (i % 64)
+    return words
+
+
+def quantized(vector: Sequence[float]) -> tuple[list[int], float]:
+    """``vector`` as int8 values and the scale that brings them back (value x scale):
+    a quarter of the bytes to read, and the same top hits in the measurements."""
+    scale = max((abs(v) for v in vector), default=0.0) / 127 or 1.0
+    return [max(-127, min(127, round(v / scale))) for v in vector], scale
+
+
+def _popcount(x: str) -> str:
+    """Set bits of the UInt64 expression ``x`` (SWAR: pairs, nibbles, bytes, then a sum)."""
+    pairs = f"bitAnd({x}, {_M1}) + bitAnd(bitShiftRight({x}, 1), {_M1})"
+    nibbles = f"bitAnd({pairs}, {_M2}) + bitAnd(bitShiftRight({pairs}, 2), {_M2})"
+    octets = f"bitAnd({nibbles} + bitShiftRight({nibbles}, 4), {_M4})"
+    return f"bitShiftRight({octets} * {_H01}, 56)"
+
+
+HAMMING = ("arraySum(arrayMap((a, b) -> " + _popcount("bitXor(a, b)")
+           + ", sketch, {sketch:Array(UInt64)}))")
+SIMILARITY = "arraySum(arrayMap((x, y) -> x * y, embedding, {vector:Array(Float32)})) * scale"
+
+
+class DenseIndex:
+    """One embedder and its table: embeds texts, ranks a scope by similarity."""
+
+    def __init__(self, embedder: Embedder, clickhouse: ClickHouse, database: str) -> None:
+        self.embedder = embedder
+        self.table = table_name(embedder)
+        self.exact_up_to = EXACT_UP_TO
+        self.candidates = CANDIDATES
+        self._clickhouse = clickhouse
+        self._database = database
+
+    @property
+    def name(self) -> str:
+        return self.embedder.name
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        try:
+            return await self.embedder.embed_documents([t[:MAX_EMBEDDED_CHARS] for t in texts])
+        except Exception as exc:  # any client or model failure: retried later by the caller
+            raise Unavailable(f"embedder {self.name} failed: {exc}",
+                              reason="EMBEDDER_UNAVAILABLE") from exc
+
+    async def embed_query(self, text: str) -> list[float]:
+        try:
+            return await asyncio.wait_for(self.embedder.embed_query(text[:MAX_EMBEDDED_CHARS]),
+                                          QUERY_TIMEOUT_SECONDS)
+        except Exception as exc:
+            raise Unavailable(f"embedder {self.name} failed: {exc!r}",
+                              reason="EMBEDDER_UNAVAILABLE") from exc
+
+    async def ranked(self, params: dict[str, Any], vector: Sequence[float],
+                     current_thread: bool, depth: int, scope_size: int) -> list[Ranked]:
+        """The ``depth`` messages of the scope most similar to ``vector``, best first;
+        ``scope_size`` (messages in the scope) picks exact or two-stage ranking."""
+        scope = tenancy.condition(current_thread)
+        table = f"{self._database}.{self.table}"
+        params = {**params, "vector": list(vector), "depth": depth}
+        if scope_size > self.exact_up_to:
+            scope += (" AND (account_id, agent_id, thread_id, offset) IN"
+                      f" (SELECT account_id, agent_id, thread_id, offset FROM {table} WHERE {scope}"
+                      f"  ORDER BY {HAMMING}, thread_id, offset LIMIT {{candidates:UInt32}})")
+            params |= {"sketch": sketch(vector), "candidates": self.candidates}
+        rows = await self._clickhouse.query(
+            f"SELECT thread_id, offset, max({SIMILARITY}) AS similarity FROM {table}"
+            f" WHERE {scope} GROUP BY thread_id, offset"  # GROUP BY: replayed rows collapse
+            " ORDER BY similarity DESC, thread_id, offset LIMIT {depth:UInt32}", params)
+        return [Ranked(r["thread_id"], int(r["offset"]), float(r["similarity"])) for r in rows]
+
+
+class DenseProjector:
+    """Embeds every projected message, in feed order, on a cursor of its own."""
+
+    def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str,
+                 index: DenseIndex, journal_sequences: JournalSequences, batch: int) -> None:
+        self._clickhouse = clickhouse
+        self._table = f"{database}.{index.table}"
+        self._index = index
+        self.embedder = index.name
+        self._journal_sequences = journal_sequences
+        cursors = ClickHouseCursors(clickhouse, database, f"search-{index.table}")
+        self.follower = FeedFollower(journal, cursors, self._write, name="search embeddings",
+                                     batch=batch)
+        self.embedded_rows = 0
+
+    async def _write(self, events: Sequence) -> None:
+        wanted = [e for e in events if projected_role(e.message) is not None]
+        if not wanted:
+            return
+        vectors = await self._index.embed_documents([e.message.content for e in wanted])
+        rows = []
+        for event, vector in zip(wanted, vectors, strict=True):
+            values, scale = quantized(vector)
+            rows.append((event.principal.account_id, event.principal.agent_id, event.thread_id,
+                         event.message.offset, event.principal.user_id, sketch(vector), values,
+                         scale, event.sequence))
+        await self._clickhouse.insert(self._table, VECTOR_COLUMNS, rows)
+        self.embedded_rows += len(wanted)
+
+    def lag(self) -> list[ShardLag]:
+        return shard_lags(self.follower.positions, self._journal_sequences.sequences)
+
+    async def run_forever(self) -> None:
+        await self.follower.run_forever()
+
+    def stop(self) -> None:
+        self.follower.stop()

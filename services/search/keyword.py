@@ -1,0 +1,119 @@
+"""The keyword leg: BM25 over stemmed terms, computed in ClickHouse SQL.
+
+One statement ranks, inside the caller's scope (``tenancy``): it reads the
+postings of the query's terms only (a primary-key range), counts each term's
+document frequency from them, and scores every message holding a term. The
+scope's size (messages and their total length, for ``N`` and ``avgdl``) comes
+from the ``threads`` rows through :class:`ScopeSizes`.
+
+Score: sum over query terms of
+``idf x tf x (k1 + 1) / (tf + k1 x (1 - b + b x length / avgdl))`` with
+``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, k1 = 1.2, b = 0.75; ties go to
+the newer message.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from services.search import tenancy
+from services.search.clickhouse import ClickHouse
+
+K1, B = 1.2, 0.75
+SIZE_TTL_SECONDS = 2.0
+MAX_CACHED_SCOPES = 10_000
+
+
+@dataclass(frozen=True)
+class ScopeSize:
+    messages: int
+    total_length: int
+
+    @property
+    def average_length(self) -> float:
+        return self.total_length / self.messages if self.messages else 0.0
+
+
+class ScopeSizes:
+    """Each scope's size, read from the ``threads`` rows and kept for
+    SIZE_TTL_SECONDS: N and avgdl move slowly, and reading them is a statement
+    of its own (a few milliseconds whatever the scope). Document frequencies
+    are always counted afresh. The projector in this process forgets the sizes
+    of the accounts and agents it writes to, so here they are never stale; the
+    TTL bounds what another process's writes can leave unseen."""
+
+    def __init__(self, clickhouse: ClickHouse, database: str,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._clickhouse = clickhouse
+        self._database = database
+        self._clock = clock
+        self._sizes: dict[tuple, tuple[ScopeSize, float]] = {}
+
+    async def get(self, params: dict[str, Any], current_thread: bool) -> ScopeSize:
+        key = (params["account"], params["agent"], params["user"], params.get("thread"))
+        cached = self._sizes.get(key)
+        if cached is not None and cached[1] > self._clock():
+            return cached[0]
+        rows = await self._clickhouse.query(
+            "SELECT sum(messages) AS messages, sum(terms) AS total"
+            f" FROM {self._database}.threads FINAL WHERE {tenancy.condition(current_thread)}",
+            params)
+        size = ScopeSize(int(rows[0]["messages"]), int(rows[0]["total"])) if rows else \
+            ScopeSize(0, 0)
+        if size.messages:  # an empty scope is read again: its first message shows at once
+            if len(self._sizes) >= MAX_CACHED_SCOPES:
+                self._sizes.clear()
+            self._sizes[key] = (size, self._clock() + SIZE_TTL_SECONDS)
+        return size
+
+    def forget(self, account: str, agent: str) -> None:
+        for key in [k for k in self._sizes if k[:2] == (account, agent)]:
+            del self._sizes[key]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    thread_id: str
+    offset: int
+    score: float
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.thread_id, self.offset
+
+
+class KeywordLeg:
+    def __init__(self, clickhouse: ClickHouse, database: str) -> None:
+        self._clickhouse = clickhouse
+        self._database = database
+
+    async def ranked(self, params: dict[str, Any], size: ScopeSize, terms: list[int],
+                     current_thread: bool, depth: int) -> list[Ranked]:
+        """The ``depth`` best messages holding any of ``terms``, best first.
+
+        Postings are grouped by term (``count()`` is the term's document
+        frequency) and unfolded again (ARRAY JOIN) to sum each message's score:
+        one read of the postings. ``greatest(N, df)`` keeps idf positive while a
+        cached N lags a burst of new messages.
+        """
+        if not size.messages or not terms:
+            return []
+        idf = "log(1 + (greatest({n:UInt64}, df) - df + 0.5) / (df + 0.5))"
+        norm = f"{K1} * ({1 - B} + {B} * h.4 / {{avgdl:Float64}})"
+        rows = await self._clickhouse.query(
+            "SELECT h.1 AS thread_id, h.2 AS offset, max(h.5) AS created_at_ms,"
+            f" sum({idf} * h.3 * {K1 + 1} / (h.3 + {norm})) AS score"
+            " FROM (SELECT term, count() AS df,"
+            "       groupArray((thread_id, offset, tf, length, created_at_ms)) AS hits"
+            f"      FROM {self._database}.postings FINAL"
+            f"      WHERE {tenancy.condition(current_thread)} AND term IN {{terms:Array(UInt64)}}"
+            "       GROUP BY term)"
+            " ARRAY JOIN hits AS h"
+            " GROUP BY thread_id, offset"
+            " ORDER BY score DESC, created_at_ms DESC, thread_id, offset LIMIT {depth:UInt32}",
+            {**params, "terms": terms, "n": size.messages, "avgdl": size.average_length,
+             "depth": depth})
+        return [Ranked(r["thread_id"], int(r["offset"]), float(r["score"])) for r in rows]

@@ -1,0 +1,45 @@
+"""How far each follower of the change feed is behind the journal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+
+from libs.errors import DomainError
+from libs.journal_client import JournalReader
+
+REFRESH_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class ShardLag:
+    shard: int
+    projected: int
+    journal: int
+
+    @property
+    def lag(self) -> int:
+        return max(0, self.journal - self.projected)
+
+
+def shard_lags(positions: dict[int, int], journal: dict[int, int]) -> list[ShardLag]:
+    return [ShardLag(shard, projected, max(journal.get(shard, 0), projected))
+            for shard, projected in sorted(positions.items())]
+
+
+@dataclass
+class JournalSequences:
+    """The journal's durable sequence per shard, as last seen (refreshed every few seconds)."""
+
+    journal: JournalReader
+    sequences: dict[int, int] = field(default_factory=dict)
+
+    async def refresh(self) -> None:
+        self.sequences = await self.journal.durable_sequences()
+
+    async def run_forever(self) -> None:
+        while True:
+            with contextlib.suppress(DomainError):
+                await self.refresh()
+            await asyncio.sleep(REFRESH_SECONDS)

@@ -180,6 +180,9 @@ async def _forget(upstreams: Upstreams, call: Call) -> dict[str, Any]:
     return {"forgotten": reply.forgotten}
 
 
+_SEARCH_MODES = {"hybrid": search_pb.SEARCH_MODE_HYBRID, "keyword": search_pb.SEARCH_MODE_KEYWORD}
+
+
 async def _search(upstreams: Upstreams, call: Call) -> dict[str, Any]:
     a = call.arguments
     scope = a.get("scope", "all_threads")
@@ -190,7 +193,8 @@ async def _search(upstreams: Upstreams, call: Call) -> dict[str, Any]:
         scope=search_pb.SCOPE_CURRENT_THREAD if scope == "current_thread"
         else search_pb.SCOPE_ALL_THREADS,
         thread_id=call.thread_id or "" if scope == "current_thread" else "",
-        limit=int(a.get("limit", 0)), summarize=bool(a.get("summarize", True)))
+        limit=int(a.get("limit", 0)), summarize=bool(a.get("summarize", True)),
+        mode=_SEARCH_MODES[a.get("mode", "hybrid")])
     async with upstream("search"):
         reply = await upstreams.search.SearchMessages(request)
     return {"hits": [{"thread_id": h.thread_id, "message_id": h.message_id, "offset": h.offset,
@@ -198,7 +202,8 @@ async def _search(upstreams: Upstreams, call: Call) -> dict[str, Any]:
                       "time": h.created_at.ToJsonString(), "score": round(h.score, 6)}
                      for h in reply.hits],
             "summaries": [{"thread_id": s.thread_id, "summary": s.summary} for s in
-                          reply.summaries]}
+                          reply.summaries],
+            "fallback": reply.fallback}
 
 
 async def _view(upstreams: Upstreams, call: Call) -> dict[str, Any]:
@@ -240,7 +245,11 @@ TOOLS = [
          _schema({"query": _text(),
                   "scope": {"type": "string", "enum": ["current_thread", "all_threads"]},
                   "limit": {"type": "integer", "minimum": 1, "maximum": 50},
-                  "summarize": {"type": "boolean"}}, ["query"]), False, True, _search),
+                  "summarize": {"type": "boolean"},
+                  "mode": {"type": "string", "enum": list(_SEARCH_MODES), "description":
+                           "hybrid (default): words and meaning; keyword: the words alone "
+                           "(to check whether something was ever said)"}},
+                 ["query"]), False, True, _search),
     Tool("journal_tool_call_view",
          "Read the full arguments and result of an earlier tool call, 32 KiB at a time.",
          _schema({"tool_call_id": _text(),

@@ -273,3 +273,24 @@ async def test_every_service_serves_metrics_that_move_with_calls(platform, gatew
     agent_memory = await asyncio.to_thread(scrape, ports["agent_memory"])
     assert "# TYPE agent_memory_outbox_size gauge" in agent_memory
     assert "agent_memory_outbox_size " in agent_memory  # the query answered
+
+
+async def test_journal_message_search_takes_a_mode_and_says_when_it_fell_back(gateway):
+    agent = caller(agent="searcher")
+    await gateway.append("moods", [message_pb2.Message(
+        id="s1", role=USER, content="The aquarium pump broke again on Tuesday.")], c=agent)
+    deadline = time.monotonic() + 60
+    while True:  # the projection (and its embeddings) catch up in the background
+        found = await gateway.tool("journal_message_search", c=agent, query="aquarium pump",
+                                   mode="keyword", summarize=False)
+        if found.result["hits"]:
+            break
+        assert time.monotonic() < deadline, "never projected"
+        await asyncio.sleep(0.5)
+    assert found.result["hits"][0]["message_id"] == "s1" and found.result["fallback"] is False
+    hybrid = await gateway.tool("journal_message_search", c=agent, query="fish tank equipment",
+                                summarize=False)
+    assert "fallback" in hybrid.result
+    wrong = await rpc_error(gateway.tool("journal_message_search", c=agent, query="x",
+                                         mode="semantic"))
+    assert list(wrong.field_violations) == ["arguments.mode"]

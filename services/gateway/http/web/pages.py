@@ -16,6 +16,7 @@ memory content is shown as text, never as markup.
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 import uuid
 from collections.abc import Awaitable, Callable
@@ -96,11 +97,18 @@ def when(value: str | None) -> str:
     return value.replace("T", " ").split(".")[0].removesuffix("Z") + " UTC"
 
 
-def changes(record: dict[str, Any]) -> list[tuple[str, Any, Any]]:
-    """The fields an audit record changed: (name, before, after)."""
+def _shown(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def changes(record: dict[str, Any]) -> list[tuple[str, str | None, str | None]]:
+    """The fields an audit record changed: (name, before, after), values as text."""
     before, after = record.get("before") or {}, record.get("after") or {}
     noise = {"version", "updated_at", "author", "content_hash"}
-    return [(name, before.get(name), after.get(name)) for name in sorted({*before, *after})
+    return [(name, _shown(before.get(name)), _shown(after.get(name)))
+            for name in sorted({*before, *after})
             if name not in noise and before.get(name) != after.get(name)]
 
 
@@ -277,12 +285,9 @@ class LibraryPages:
 
     async def _sign_in_form(self, request: Request, *, error: str = "", status: int = 200,
                             values: dict[str, str] | None = None) -> Response:
-        found = await self._session(request)
-        if isinstance(found, Response):
-            return found
-        account, session = found
-        if session is not None and not error:
-            return _redirect(f"/a/{account}/memory")
+        account = request.path_params["account"]
+        if not ID_PATTERN.fullmatch(account):
+            return self._not_found(request)
         cookie, token = self._sessions.sign_in_pair()
         response = self._render(request, "sign_in.html", {
             "account": account, "token": token, "error": error, "values": values or {},
@@ -398,8 +403,9 @@ class LibraryPages:
                                  library_pb.ExplainMemoryRequest(memory_id=memory_id))
         return self._render(page.request, "memory.html", {
             "memory": forms.view(reply.memory),
-            "versions": [forms.view(v) for v in reply.versions],
-            "audit": [forms.view(a) for a in reply.audit], "supersedes": list(reply.supersedes),
+            "versions": [forms.view(v) for v in sorted(reply.versions, key=lambda v: -v.version)],
+            "audit": [forms.view(a) for a in sorted(reply.audit, key=lambda a: -a.id)],
+            "supersedes": list(reply.supersedes),
             "error": errors.body(error) if error else None, "values": values,
             **self._choices()}, page=page, status=errors.status(error) if error else 200)
 

@@ -39,7 +39,8 @@ class GatewayHttpSettings:
 class GatewayDependencies:
     postgres_dsn: Secret = setting(
         "POSTGRES_DSN", Secret("postgresql://postgres@127.0.0.1:5432/agentmemory"),
-        "PostgreSQL for API keys and thread records (never logged).")
+        "PostgreSQL for API keys, thread records and the memory library page's sessions (never "
+        "logged).")
     journal_address: str = setting("JOURNAL_ADDRESS", "127.0.0.1:50052", "The journal.")
     thread_memory_address: str = setting("THREAD_MEMORY_ADDRESS", "127.0.0.1:50053",
                                          "Thread memory.")

@@ -9,6 +9,7 @@ import asyncio
 import re
 import time
 
+import jsonschema
 import pytest
 from httpx import AsyncClient
 
@@ -391,3 +392,23 @@ async def test_another_accounts_memories_receipts_and_suggestions_are_not_found(
     _, listed = await rest(platform, other, "GET", "/v1/memory",
                            params={"caller.agentId": AGENT, "filter.text": "Invoice"})
     assert all("INV." not in m["content"] for m in listed["memories"])
+
+
+async def test_the_openapi_document_describes_seed_002s_request_and_answer(platform, keys,
+                                                                           memories):
+    async with AsyncClient(base_url=platform.http) as http:
+        document = (await http.get("/openapi.json")).json()
+    retrieve = document["paths"]["/v1/memory/retrieve"]["post"]
+    components = {"components": document["components"]}
+    request_schema = {**retrieve["requestBody"]["content"]["application/json"]["schema"],
+                      **components}
+    jsonschema.validate(SEED_EXAMPLE, request_schema)
+    jsonschema.validate({**SEED_EXAMPLE, "mode": "assisted", "asOfAxis": "valid"}, request_schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**SEED_EXAMPLE, "workspace": ACCOUNT}, request_schema)
+    _, context = await rest(platform, keys["admin"], "POST", "/v1/memory/retrieve", {
+        **SEED_EXAMPLE, "explain": True})
+    jsonschema.validate(context, {**retrieve["responses"]["200"]["content"]["application/json"][
+        "schema"], **components})
+    status, error = await rest(platform, keys["admin"], "POST", "/v1/memory/retrieve", {})
+    jsonschema.validate(error, {"$ref": "#/components/schemas/Error", **components})

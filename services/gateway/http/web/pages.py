@@ -362,7 +362,9 @@ class LibraryPages:
                 filter=forms.memory_filter(query), page_size=forms.PAGE_SIZE,
                 page_token=query.get("page", ""))
             reply = await self._call(page, "library", "ListMemories", request)
-        except InvalidArgument as exc:
+        except DomainError as exc:  # a filter the form or the library refuses: say so, keep it
+            if exc.code != grpc.StatusCode.INVALID_ARGUMENT:
+                raise
             return self._render(page.request, "list.html", {
                 "memories": [], "next_url": "", "filters": filters, "error": errors.body(exc),
                 **self._choices()}, page=page, status=400)

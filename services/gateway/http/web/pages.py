@@ -140,12 +140,13 @@ def _redirect(url: str) -> RedirectResponse:
 
 
 def _same_origin(request: Request) -> bool:
-    """A browser's POST says where its page came from; it must be this site."""
+    """A browser's POST says where its page came from; it must be this site. Hosts are
+    compared, not schemes: behind a TLS proxy whose forwarded headers are not trusted the
+    page is https to the browser and http here."""
     origin = request.headers.get("origin")
     if origin is None:
         return True  # not sent by some browsers on same-origin POSTs; the CSRF token decides
-    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-    return origin == own
+    return urllib.parse.urlsplit(origin).netloc == request.headers.get("host", "")
 
 
 async def _form(request: Request, max_bytes: int) -> dict[str, str]:

@@ -290,14 +290,41 @@ async def test_memory_content_is_shown_as_text(platform, keys, context):
         assert await page.locator("main script, main img").count() == 0
 
 
+async def http_sign_in(http: httpx.AsyncClient, key: str, **headers) -> httpx.Response:
+    """Sign in as a form would, with httpx (no browser)."""
+    form = await http.get(f"/a/{ACCOUNT}/memory/sign-in")
+    token = re.search(r'name="token" value="([^"]+)"', form.text)[1]
+    return await http.post(f"/a/{ACCOUNT}/memory/sign-in", headers=headers, data={
+        "token": token, "api_key": key, "agent_id": AGENT, "user_id": USER})
+
+
+async def test_the_list_pages_and_filters_by_scope_and_source(platform, keys):
+    for index in range(27):
+        await grpc_calls.invoke(platform.grpc, keys["admin"], "AddMemory",
+                                grpc_calls.REQUESTS["AddMemory"](
+                                    caller=grpc_calls.caller(AGENT, USER),
+                                    memory={"kind": 4, "content": f"Paging fact {index}.",
+                                            "tags": {"batch": "paging"}}))
+    async with httpx.AsyncClient(base_url=platform.http) as http:
+        assert (await http_sign_in(http, keys["admin"])).status_code == 303
+        query = {"tag": "batch=paging", "scope": "private", "source": "admin"}
+        first = await http.get(f"/a/{ACCOUNT}/memory", params=query)
+        rows = re.findall(r"Paging fact (\d+)\.", first.text)
+        next_url = re.search(r'href="([^"]+)" rel="next"', first.text)[1].replace("&amp;", "&")
+        second = await http.get(next_url)
+        more = re.findall(r"Paging fact (\d+)\.", second.text)
+        assert (len(rows), len(more)) == (25, 2)
+        assert sorted(map(int, rows + more)) == list(range(27))
+        assert 'rel="next"' not in second.text and "First page" in second.text
+        for other in ({"scope": "account"}, {"source": "extraction"}):
+            filtered = await http.get(f"/a/{ACCOUNT}/memory", params={**query, **other})
+            assert "Paging fact" not in filtered.text and "No memories match." in filtered.text
+
+
 async def test_cookies_sign_out_and_where_the_key_is_kept(platform, keys):
     async with httpx.AsyncClient(base_url=platform.http) as http:
-        form = await http.get(f"/a/{ACCOUNT}/memory/sign-in")
-        token = re.search(r'name="token" value="([^"]+)"', form.text)[1]
         # Over https (behind a proxy that says so) the cookies are Secure.
-        signed_in = await http.post(f"/a/{ACCOUNT}/memory/sign-in", headers={
-            "x-forwarded-proto": "https"}, data={
-            "token": token, "api_key": keys["admin"], "agent_id": AGENT})
+        signed_in = await http_sign_in(http, keys["admin"], **{"x-forwarded-proto": "https"})
         assert signed_in.status_code == 303, signed_in.text
         [cookie] = [c for c in signed_in.headers.get_list("set-cookie")
                     if c.startswith("am_session=")]
@@ -316,10 +343,7 @@ async def test_cookies_sign_out_and_where_the_key_is_kept(platform, keys):
                         for row in rows for v in row.values())
         assert rows and secret.encode() not in dump and value.split(".")[0].encode() not in dump
         # Over plain http: no Secure flag (the browser would drop the cookie).
-        form = await http.get(f"/a/{ACCOUNT}/memory/sign-in")
-        token = re.search(r'name="token" value="([^"]+)"', form.text)[1]
-        plain = await http.post(f"/a/{ACCOUNT}/memory/sign-in", data={
-            "token": token, "api_key": keys["agent"], "agent_id": AGENT})
+        plain = await http_sign_in(http, keys["agent"])
         [cookie] = [c for c in plain.headers.get_list("set-cookie") if c.startswith("am_session")]
         assert "secure" not in cookie.lower()
         # An agent key sees the settings but cannot change them.

@@ -319,6 +319,13 @@ async def test_the_list_pages_and_filters_by_scope_and_source(platform, keys):
         for other in ({"scope": "account"}, {"source": "extraction"}):
             filtered = await http.get(f"/a/{ACCOUNT}/memory", params={**query, **other})
             assert "Paging fact" not in filtered.text and "No memories match." in filtered.text
+        # Acting as another agent (the header's switch): librarian's private memories go.
+        csrf = re.search(r'name="csrf" value="([^"]+)"', first.text)[1]
+        switched = await http.post(f"/a/{ACCOUNT}/memory/view", data={
+            "csrf": csrf, "agent_id": "another-agent", "user_id": USER})
+        assert switched.headers["location"] == f"/a/{ACCOUNT}/memory?done=view"
+        as_other = await http.get(f"/a/{ACCOUNT}/memory", params={"tag": "batch=paging"})
+        assert 'value="another-agent"' in as_other.text and "Paging fact" not in as_other.text
 
 
 async def test_cookies_sign_out_and_where_the_key_is_kept(platform, keys):

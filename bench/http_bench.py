@@ -86,7 +86,8 @@ async def main(calls: int) -> None:
     ports = {name: str(free_port()) for name in
              ("JOURNAL_PORT", "AGENT_MEMORY_PORT", "THREAD_MEMORY_PORT", "SEARCH_PORT",
               "GATEWAY_PORT", "GATEWAY_HTTP_PORT", "AGENTMEMORY_POSTGRES_PORT",
-              "AGENTMEMORY_REDIS_PORT")}
+              "AGENTMEMORY_REDIS_PORT", *(f"{name}_METRICS_PORT" for name in (
+                  "JOURNAL", "AGENT_MEMORY", "THREAD_MEMORY", "SEARCH", "GATEWAY")))}
     os.environ.update(ports | {"LOG_LEVEL": "WARNING"})
     components = launch.components(data_dir)
     started = []

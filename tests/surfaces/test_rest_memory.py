@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 from httpx import AsyncClient
 
+from services.gateway.http import openapi
 from services.gateway.http.rest import OPERATIONS
 from tests.surfaces.http_calls import grpc, rest
 
@@ -412,3 +413,29 @@ async def test_the_openapi_document_describes_seed_002s_request_and_answer(platf
         "schema"], **components})
     status, error = await rest(platform, keys["admin"], "POST", "/v1/memory/retrieve", {})
     jsonschema.validate(error, {"$ref": "#/components/schemas/Error", **components})
+
+
+SEED_002_REQUEST = ["workspaceId", "runId", "semanticQuery", "applicationId", "userId", "topN",
+                    "tags", "minScore", "tokenBudget", "mode", "rerank", "includeSuperseded",
+                    "asOf", "asOfAxis", "temporalAfter", "temporalBefore", "temporalAnchor",
+                    "expandSessions", "expandSessionCount", "expandSessionWindow", "raw",
+                    "explain", "overrides"]
+SEED_002_OVERRIDES = ["rrfK", "legWeights", "factorWeights", "utilityWeight", "valueAware",
+                      "scoringVersion"]
+SEED_002_RESPONSE = ["receiptId", "blocks", "userProfile", "platformEntries", "tenantFloors",
+                     "tenantEntries", "workspaceEntries", "procedures", "relevantEpisodes",
+                     "sessionSummary", "sessionEntries", "supersededHiddenCount", "compilation",
+                     "diagnostics"]
+
+
+def test_every_seed_002_field_name_is_a_name_of_the_route():
+    document = openapi.document(version="v1")
+    schemas = document["components"]["schemas"]
+    retrieve = document["paths"]["/v1/memory/retrieve"]["post"]
+    request = retrieve["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    assert set(SEED_002_REQUEST) <= set(request)
+    overrides = schemas["agentmemory.agent_memory.v1.RetrievalOverrides"]["properties"]
+    assert set(SEED_002_OVERRIDES) == set(overrides)
+    response = schemas["agentmemory.gateway.v1.RetrieveContextResponse"]["properties"]
+    assert set(SEED_002_RESPONSE) <= set(response)
+    assert {"assisted", "deterministic"} <= set(request["mode"]["enum"])

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Toolchains of the generated clients in clients/, for their generation scripts
-# and the tests that run their examples:
+# What the surface tests need besides Python packages (tests/surfaces run it first):
 # - Ruby: the interpreter and its gRPC runtime, protoc and the gRPC Ruby
 #   plugin and the well-known .proto files, all from Debian (needs root and apt-get when missing);
+# - Chromium from Debian, which Playwright drives for the memory library page's tests
+#   (Playwright's own browser downloads are never used);
 # - Node: the packages pinned by clients/node/package-lock.json (`npm ci`,
 #   rerun whenever the lockfile changes).
 # Idempotent and quick when everything is in place.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-PACKAGES=(ruby ruby-grpc protobuf-compiler protobuf-compiler-grpc libprotobuf-dev)
+PACKAGES=(ruby ruby-grpc protobuf-compiler protobuf-compiler-grpc libprotobuf-dev chromium)
 
 missing=()
 for package in "${PACKAGES[@]}"; do
@@ -18,7 +19,7 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
         echo "warning: ${missing[*]} not installed and cannot be installed here (needs root" \
-             "and apt-get); the Ruby client tests will fail" >&2
+             "and apt-get); the Ruby client and browser tests will fail" >&2
     else
         export DEBIAN_FRONTEND=noninteractive
         apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \

@@ -27,6 +27,7 @@ from libs.errors import Unavailable
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.gateway.bindings import MemoryBindings
+from services.gateway.http.calls import Servicers
 from services.gateway.http.server import listening
 from services.gateway.keys import ApiKeys
 from services.gateway.learning import LearningServicer
@@ -96,7 +97,9 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
                            .add_RetrievalServiceServicer_to_server(retrieval, s)),
         ], tracing=tracing)
         # HTTP first: once gRPC health says SERVING, both listeners answer.
-        async with listening(servicer, keys, host=config.server.host, port=config.http.port,
+        handlers = Servicers(gateway=servicer, library=library, retrieval=retrieval, runs=runs,
+                             learning=learning)
+        async with listening(handlers, keys, pool, config.http, host=config.server.host,
                              grace_seconds=config.server.shutdown_grace_seconds,
                              max_body_bytes=config.server.max_message_bytes) as http_port:
             await server.start()

@@ -58,7 +58,9 @@ def _bounded(value: int, field: str, default: int, maximum: int) -> int:
 
 
 class Retrieval:
-    def __init__(self, upstreams: Upstreams, threads: Threads) -> None:
+    def __init__(self, upstreams: Upstreams, threads: Threads | None = None) -> None:
+        """Without ``threads`` (the MCP tool search_memory, which names no thread), a
+        request with a thread_id is refused."""
         self._upstreams = upstreams
         self._threads = threads
 
@@ -83,6 +85,8 @@ class Retrieval:
         relayed = _relayed(body, memory_pb.RetrieveContextRequest, principal)
         relayed.ClearField("thread_summary")  # only the gateway sets it
         if request.thread_id:
+            if self._threads is None:
+                raise InvalidArgument("thread_id", "not accepted here")
             thread_id = require_id(request.thread_id, "thread_id")
             await self._threads.require(principal, thread_id)
             relayed.thread_summary = await self._summary(principal, thread_id)

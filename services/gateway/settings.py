@@ -24,14 +24,23 @@ class GatewayServerSettings(ServerSettings):
 class GatewayHttpSettings:
     port: int = setting(
         "HTTP_PORT", 8080, "Port of the gateway's HTTP listener, on GATEWAY_HOST: MCP at /mcp, "
-        "REST at /v1, the OpenAPI document at /openapi.json (0 picks a free one).")
+        "REST at /v1, the OpenAPI document at /openapi.json, the memory library page at "
+        "/a/<account>/memory (0 picks a free one).")
+    session_secret: Secret = setting(
+        "SESSION_SECRET", Secret(""), "Signs the memory library page's session cookies and "
+        "seals the API key each session keeps (never logged). Give every replica the same "
+        "one, at least 32 characters. Empty: a random one per process, so sessions do not "
+        "survive a restart and each replica knows only its own.")
+    session_max_age_seconds: int = setting(
+        "SESSION_MAX_AGE_SECONDS", 8 * 3600, "How long a memory library page sign-in lasts.")
 
 
 @dataclass(frozen=True)
 class GatewayDependencies:
     postgres_dsn: Secret = setting(
         "POSTGRES_DSN", Secret("postgresql://postgres@127.0.0.1:5432/agentmemory"),
-        "PostgreSQL for API keys and thread records (never logged).")
+        "PostgreSQL for API keys, thread records and the memory library page's sessions (never "
+        "logged).")
     journal_address: str = setting(
         "JOURNAL_ADDRESS", "127.0.0.1:50052",
         "The journal: every journal process, writers and standbys of all shards (one address, "

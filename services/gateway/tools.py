@@ -3,7 +3,14 @@
 - ``memory_store``, ``memory_recall``, ``memory_forget``: exactly these three,
   and only when the Memory capability is bound;
 - ``journal_message_search``, ``journal_tool_call_view``: on agent surfaces
-  always, whatever the Memory capability, and never for MCP-gateway callers.
+  always, whatever the Memory capability, and never for MCP-gateway callers;
+- ``search_memory`` (seed 002's MCP face of RetrieveContext: the compiled
+  context as text ending in ``(receipt <id>)``): on the MCP-gateway surface
+  only, with the Memory capability. Only there: seed 000 gives an agent exactly
+  three memory tools, and an agent's turn gets its context from BuildContext.
+  It lives here rather than in the MCP server so that one table says what each
+  surface offers, and a gRPC ``CallTool`` on the MCP-gateway surface offers
+  exactly what ``/mcp`` does. It runs the gateway's RetrieveContext handler.
 
 A tool not on the caller's surface is PERMISSION_DENIED. Arguments are
 validated with ``jsonschema`` against the very schema ``ListTools`` publishes
@@ -24,16 +31,22 @@ from typing import Any
 import grpc
 import jsonschema
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
+from agentmemory.agent_memory.v1 import retrieval_pb2
 from agentmemory.common.v1 import principal_pb2
+from agentmemory.gateway.v1 import retrieval_service_pb2 as retrieval_pb
 from agentmemory.search.v1 import search_service_pb2 as search_pb
+from google.protobuf import json_format
 
 from libs import memory_names
 from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument, PermissionDenied
-from libs.identity import Principal, require_id
+from libs.identity import ID_PATTERN, Principal, require_id
+from services.gateway.retrieval import Retrieval
 from services.gateway.upstreams import Upstreams
 
-AGENT = principal_pb2.SURFACE_AGENT
+AGENT, MCP_GATEWAY = principal_pb2.SURFACE_AGENT, principal_pb2.SURFACE_MCP_GATEWAY
+EVERY_SURFACE, AGENT_ONLY, MCP_ONLY = (frozenset({AGENT, MCP_GATEWAY}), frozenset({AGENT}),
+                                       frozenset({MCP_GATEWAY}))
 #: Seed 000: recall returns at most 20 entries; a larger limit is capped, not refused.
 RECALL_LIMIT_CAP = 20
 # Deprecated argument names still accepted, and the published name they stand for.
@@ -59,13 +72,16 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     memory: bool  # needs the Memory capability
-    agent_surface_only: bool
+    surfaces: frozenset[int]
     run: Callable[[Upstreams, Call], Awaitable[dict[str, Any]]]
+    #: Result fields that are the tool's text for MCP clients, in order (a string as it is,
+    #: anything else as JSON); empty: the whole result as JSON.
+    text: tuple[str, ...] = ()
 
     def offered(self, surface: int, memory_bound: bool) -> bool:
         if self.memory and not memory_bound:
             return False
-        return not (self.agent_surface_only and surface != AGENT)
+        return surface in self.surfaces
 
 
 def _schema(properties: dict, required: list[str]) -> dict:
@@ -222,7 +238,37 @@ async def _view(upstreams: Upstreams, call: Call) -> dict[str, Any]:
             "has_more": reply.has_more}
 
 
+_MODES = {"deterministic": retrieval_pb2.RETRIEVAL_MODE_DETERMINISTIC,
+          "assisted": retrieval_pb2.RETRIEVAL_MODE_ASSISTED}
+
+
+async def _search_memory(upstreams: Upstreams, call: Call) -> dict[str, Any]:
+    """Seed 002's MCP subset of RetrieveContext; ``facet`` is the tag filter
+    ``{"facet": value}``."""
+    a = call.arguments
+    request = retrieval_pb.RetrieveContextRequest(
+        run_id=a["runId"], semantic_query=a["query"], user_id=a.get("userId", ""),
+        include_superseded=a.get("includeSuperseded", False), explain=a.get("explain", False),
+        token_budget=int(a.get("tokenBudget", 0)), mode=_MODES[a.get("mode", "deterministic")])
+    if "facet" in a:
+        request.tags["facet"] = a["facet"]
+    if "rerank" in a:
+        request.rerank = a["rerank"]
+    reply = await Retrieval(upstreams).retrieve(call.principal, request)
+    result: dict[str, Any] = {
+        "context": reply.rendered, "receipt_id": reply.receipt_id,
+        "token_budget": reply.compilation.token_budget,
+        "tokens_used": reply.compilation.tokens_used}
+    if request.explain:
+        result["explanations"] = [
+            {"memory_id": m.memory.id, "key": m.memory.key,
+             "explanation": json_format.MessageToDict(m.explanation)}
+            for m in reply.workspace_entries if m.HasField("explanation")]
+    return result
+
+
 _CATEGORY_SCHEMA = {"type": "string", "enum": list(memory_names.CATEGORIES)}
+_ID_SCHEMA = {"type": "string", "pattern": f"^{ID_PATTERN.pattern}$"}
 TOOLS = [
     Tool("memory_store", "Remember a durable fact about the user or their projects.",
          _schema({"key": _text("Short snake_case key"),
@@ -232,15 +278,15 @@ TOOLS = [
                             "description": "private: this user only; shared: every user "
                                            "of the agent"},
                   "importance": {"type": "number", "minimum": 0, "maximum": 1}},
-                 ["key", "content", "category"]), True, False, _store),
+                 ["key", "content", "category"]), True, EVERY_SURFACE, _store),
     Tool("memory_recall", "Recall remembered facts relevant to a query.",
          _schema({"query": _text(),
                   "limit": {"type": "integer", "minimum": 1, "description":
                             f"Default 5; at most {RECALL_LIMIT_CAP} (a larger value is capped)"},
                   "categories": {"type": "array", "items": _CATEGORY_SCHEMA}},
-                 ["query"]), True, False, _recall),
+                 ["query"]), True, EVERY_SURFACE, _recall),
     Tool("memory_forget", "Forget a remembered fact by its key.",
-         _schema({"key": _text()}, ["key"]), True, False, _forget),
+         _schema({"key": _text()}, ["key"]), True, EVERY_SURFACE, _forget),
     Tool("journal_message_search", "Search what was said in earlier conversations.",
          _schema({"query": _text(),
                   "scope": {"type": "string", "enum": ["current_thread", "all_threads"]},
@@ -249,16 +295,41 @@ TOOLS = [
                   "mode": {"type": "string", "enum": list(_SEARCH_MODES), "description":
                            "hybrid (default): words and meaning; keyword: the words alone "
                            "(to check whether something was ever said)"}},
-                 ["query"]), False, True, _search),
+                 ["query"]), False, AGENT_ONLY, _search),
     Tool("journal_tool_call_view",
          "Read the full arguments and result of an earlier tool call, 32 KiB at a time.",
          _schema({"tool_call_id": _text(),
                   "thread_id": _text("The thread of the call; default: the current thread"),
                   "offset": {"type": "integer", "minimum": 0, "maximum": 2**53},
                   "length": {"type": "integer", "minimum": 1, "maximum": 32768}},
-                 ["tool_call_id"]), False, True, _view),
+                 ["tool_call_id"]), False, AGENT_ONLY, _view),
+    Tool("search_memory",
+         "A compiled, token-budgeted context of what is remembered about a task, ending "
+         "with its delivery receipt id (for feedback and outcomes).",
+         _schema({"query": _text("What the task is about, in natural language"),
+                  "runId": {**_ID_SCHEMA, "description": "This run: its memories come back "
+                                                         "too, and the receipt is tied to it"},
+                  "userId": {**_ID_SCHEMA, "description": "Narrow to this end user (when the "
+                                                          "caller states none)"},
+                  "facet": {"type": "string", "minLength": 1, "maxLength": 256,
+                            "description": "Only memories tagged facet=<this>"},
+                  "includeSuperseded": {"type": "boolean"},
+                  "explain": {"type": "boolean",
+                              "description": "Add why each memory was recalled"},
+                  "tokenBudget": {"type": "integer", "minimum": 256, "maximum": 32000,
+                                  "description": "Default: the account's (4000)"},
+                  "mode": {"type": "string", "enum": list(_MODES)},
+                  "rerank": {"type": "boolean",
+                             "description": "LLM reranking; assisted mode only"}},
+                 ["query", "runId"]), True, MCP_ONLY, _search_memory,
+         text=("context", "explanations")),
 ]
 _BY_NAME = {tool.name: tool for tool in TOOLS}
+
+
+def text_fields(name: str) -> tuple[str, ...]:
+    tool = _BY_NAME.get(name)
+    return tool.text if tool else ()
 
 
 def offered(surface: int, memory_bound: bool) -> list[Tool]:

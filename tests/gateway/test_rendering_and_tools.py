@@ -43,7 +43,8 @@ def test_tools_per_surface_and_binding():
     assert names(AGENT, True) == ["memory_store", "memory_recall", "memory_forget",
                                   "journal_message_search", "journal_tool_call_view"]
     assert names(AGENT, False) == ["journal_message_search", "journal_tool_call_view"]
-    assert names(MCP, True) == ["memory_store", "memory_recall", "memory_forget"]
+    assert names(MCP, True) == ["memory_store", "memory_recall", "memory_forget",
+                                "search_memory"]
     assert names(MCP, False) == []
 
 

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = ("concierge", "rest-agent", "tenant-check", "deleter", "forgetful", "shared-name",
-          "no-user-agent", "with-user", "same", "node-mcp", "example-node", "example-ruby")
+          "no-user-agent", "with-user", "same", "node-mcp", "example-node", "example-ruby", "searcher")
 
 
 @pytest.fixture(scope="session", autouse=True)

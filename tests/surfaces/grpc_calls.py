@@ -8,10 +8,33 @@ import grpc
 from agentmemory.common.v1 import principal_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from agentmemory.gateway.v1 import (
+    learning_service_pb2,
+    learning_service_pb2_grpc,
+    memory_library_service_pb2,
+    memory_library_service_pb2_grpc,
+    retrieval_service_pb2,
+    retrieval_service_pb2_grpc,
+    run_service_pb2,
+    run_service_pb2_grpc,
+)
 from google.protobuf import json_format, struct_pb2
 
 from libs import clients
 from libs.errors import error_details
+
+#: Each gateway method's stub class and request module.
+_SERVICES = [(pb, pb_grpc.GatewayServiceStub),
+             (memory_library_service_pb2, memory_library_service_pb2_grpc.MemoryLibraryServiceStub),
+             (retrieval_service_pb2, retrieval_service_pb2_grpc.RetrievalServiceStub),
+             (run_service_pb2, run_service_pb2_grpc.RunServiceStub),
+             (learning_service_pb2, learning_service_pb2_grpc.LearningServiceStub)]
+STUBS = {method: stub for module, stub in _SERVICES
+         for service in module.DESCRIPTOR.services_by_name.values()
+         for method in service.methods_by_name}
+REQUESTS = {method: getattr(module, f"{method}Request") for module, _ in _SERVICES
+            for service in module.DESCRIPTOR.services_by_name.values()
+            for method in service.methods_by_name}
 
 
 def caller(agent: str, user: str = "", surface: int = principal_pb2.SURFACE_AGENT) -> pb.Caller:
@@ -34,8 +57,7 @@ async def invoke(address: str, key: str | None, method: str, request) -> dict[st
     metadata = (("authorization", f"Bearer {key}"),) if key else ()
     async with clients.channel(address, default_timeout=30) as channel:
         try:
-            reply = await getattr(pb_grpc.GatewayServiceStub(channel), method)(
-                request, metadata=metadata)
+            reply = await getattr(STUBS[method](channel), method)(request, metadata=metadata)
         except grpc.aio.AioRpcError as exc:
             details = error_details(exc)
             return {"code": details.code.name, "reason": details.reason,

@@ -68,3 +68,6 @@ def test_example_appends_remembers_builds_context_and_recalls(client_toolchains,
     assert steps["context"]["tools"] == ["memory_store", "memory_recall", "memory_forget",
                                          "journal_message_search", "journal_tool_call_view"]
     assert steps["recall"] == {"isError": False, "contents": ["The user lives in Lisbon."]}
+    retrieved = steps["retrieve"]
+    assert "The user lives in Lisbon." in retrieved["rendered"]
+    assert retrieved["rendered"].endswith(f"(receipt {retrieved['receiptId']})")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,7 +22,8 @@ from mcp.shared.exceptions import MCPError
 from tests.surfaces import grpc_calls
 
 MCP = principal_pb2.SURFACE_MCP_GATEWAY
-MEMORY_TOOLS = ["memory_forget", "memory_recall", "memory_store"]
+#: Seed 000's memory tools and seed 002's search_memory; never the journal tools.
+MCP_TOOLS = ["memory_forget", "memory_recall", "memory_store", "search_memory"]
 NODE_EXAMPLE = Path(__file__).resolve().parents[2] / "clients" / "node" / "examples" / "mcp.mjs"
 
 
@@ -40,10 +42,97 @@ def text_of(result) -> dict:
     return json.loads(result.content[0].text)
 
 
+RECEIPT_LINE = re.compile(r"\(receipt [0-9a-f-]+\)")
+
+
+@pytest.fixture(scope="module")
+async def facets(platform) -> dict[str, str]:
+    """Two memories of the agent "searcher", tagged facet=billing and facet=ops."""
+    ids = {}
+    for facet, content in [("billing", "Invoice numbers are generated per tenant, prefix INV."),
+                           ("ops", "Invoice runs and deploys happen on Tuesdays.")]:
+        added = await grpc_calls.invoke(platform.grpc, platform.keys["acme"], "AddMemory",
+                                        grpc_calls.REQUESTS["AddMemory"](
+                                            caller=grpc_calls.caller("searcher"),
+                                            memory={"kind": 4, "content": content,
+                                                    "tags": {"facet": facet}}))
+        ids[facet] = added["memory"]["id"]
+    return ids
+
+
+async def test_search_memory_gives_the_compiled_context_ending_with_its_receipt(platform,
+                                                                                facets):
+    key = platform.keys["acme"]
+    arguments = {"query": "invoice numbers", "runId": "run-7", "facet": "billing",
+                 "tokenBudget": 1000}
+    async with mcp_client(platform, key, agent="searcher") as client:
+        found = await client.call_tool("search_memory", arguments)
+    assert not found.is_error, found.content
+    [content] = found.content
+    receipt = found.structured_content["receipt_id"]
+    assert content.text.endswith(f"(receipt {receipt})")
+    assert "prefix INV" in content.text and "Tuesdays" not in content.text  # the facet filter
+    # The RetrieveContext handler answered: the same context as the gRPC call, and a receipt
+    # of what it delivered.
+    over_grpc = await grpc_calls.invoke(platform.grpc, key, "RetrieveContext",
+                                        grpc_calls.REQUESTS["RetrieveContext"](
+                                            caller=grpc_calls.caller("searcher", surface=MCP),
+                                            run_id="run-7", semantic_query="invoice numbers",
+                                            tags={"facet": "billing"}, token_budget=1000))
+    assert RECEIPT_LINE.sub("", content.text) == RECEIPT_LINE.sub("", over_grpc["rendered"])
+    delivered = await grpc_calls.invoke(platform.grpc, key, "GetReceipt",
+                                        grpc_calls.REQUESTS["GetReceipt"](
+                                            caller=grpc_calls.caller("searcher"),
+                                            receipt_id=receipt))
+    assert [i["memoryId"] for i in delivered["receipt"]["items"]] == [facets["billing"]]
+    # gRPC's CallTool on the MCP-gateway surface runs the same tool.
+    over_call_tool, is_error = await grpc_calls.call_tool(
+        platform.grpc, key, grpc_calls.caller("searcher", surface=MCP), "search_memory",
+        arguments)
+    assert not is_error
+    assert RECEIPT_LINE.sub("", over_call_tool["context"]) == RECEIPT_LINE.sub("", content.text)
+
+
+async def test_search_memory_explains_in_a_second_text(platform, facets):
+    async with mcp_client(platform, platform.keys["acme"], agent="searcher") as client:
+        found = await client.call_tool("search_memory", {
+            "query": "invoice numbers", "runId": "run-8", "explain": True, "mode": "deterministic",
+            "includeSuperseded": False})
+    context, explained = found.content
+    assert context.text.endswith(f"(receipt {found.structured_content['receipt_id']})")
+    explanations = json.loads(explained.text)
+    assert explanations == found.structured_content["explanations"]
+    assert facets["billing"] in [e["memory_id"] for e in explanations]
+    assert {"legs", "factors", "finalScore", "trust"} <= set(explanations[0]["explanation"])
+
+
+async def test_search_memory_refusals(platform, facets):
+    key = platform.keys["acme"]
+    async with mcp_client(platform, key, agent="searcher", user="ana") as client:
+        no_run = await client.call_tool("search_memory", {"query": "x"})
+        small = await client.call_tool("search_memory", {"query": "x", "runId": "r",
+                                                         "tokenBudget": 100})
+        rerank = await client.call_tool("search_memory", {"query": "x", "runId": "r",
+                                                          "rerank": True})
+        someone_else = await client.call_tool("search_memory", {"query": "x", "runId": "r",
+                                                                "userId": "bob"})
+    assert no_run.is_error and text_of(no_run)["fieldViolations"] == [
+        {"field": "arguments.runId", "description": "required"}]
+    assert small.is_error and text_of(small)["fieldViolations"][0]["field"] == \
+        "arguments.tokenBudget"
+    # Refused by retrieval itself (seed 002: rerank needs assisted): the tool's answer.
+    assert rerank.is_error and rerank.structured_content["reason"] == "INVALID_FIELD"
+    assert someone_else.is_error and text_of(someone_else)["reason"] == "USER_MISMATCH"
+    # An agent's own surface has seed 000's three memory tools, not search_memory.
+    refused = await grpc_calls.invoke(platform.grpc, key, "CallTool", pb.CallToolRequest(
+        caller=grpc_calls.caller("searcher"), tool_name="search_memory"))
+    assert (refused["code"], refused["reason"]) == ("PERMISSION_DENIED", "TOOL_NOT_AVAILABLE")
+
+
 async def test_mcp_lists_the_memory_tools_only_with_the_grpc_schemas(platform):
     async with mcp_client(platform, platform.keys["acme"]) as client:
         listed = (await client.list_tools()).tools
-    assert sorted(t.name for t in listed) == MEMORY_TOOLS  # never the journal tools
+    assert sorted(t.name for t in listed) == MCP_TOOLS
     grpc_reply = await grpc_calls.invoke(platform.grpc, platform.keys["acme"], "ListTools",
                                          pb.ListToolsRequest(caller=grpc_calls.caller(
                                              "concierge", surface=MCP)))
@@ -187,9 +276,12 @@ def test_the_node_mcp_sdk_client_lists_stores_and_recalls(client_toolchains, pla
                                             "AGENT_ID": "node-mcp"})
     assert done.returncode == 0, done.stdout + done.stderr
     steps = {s.pop("step"): s for s in map(json.loads, done.stdout.splitlines())}
-    assert sorted(steps["tools"]["names"]) == MEMORY_TOOLS
+    assert sorted(steps["tools"]["names"]) == MCP_TOOLS
     assert steps["store"]["result"]["visibility"] == "shared"  # private, but no user stated
     assert [e["content"] for e in steps["recall"]["result"]["entries"]] == [
         "The user edits code in Helix."]
+    assert steps["search"]["isError"] is False
+    assert "The user edits code in Helix." in steps["search"]["text"]
+    assert steps["search"]["text"].endswith(f"(receipt {steps['search']['receiptId']})")
     assert steps["refused"]["isError"] is True
     assert json.loads(steps["refused"]["text"])["reason"] == "TOOL_NOT_AVAILABLE"

@@ -6,31 +6,16 @@ from __future__ import annotations
 import jsonschema
 import pytest
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
-from google.protobuf import json_format
 from httpx import AsyncClient
 from openapi_spec_validator import validate as validate_openapi
 
+from services.gateway.http.rest import OPERATIONS
 from tests.surfaces import grpc_calls
+from tests.surfaces.http_calls import auth, grpc, rest
 
 CALLER = {"agentId": "rest-agent", "userId": "ana", "surface": "SURFACE_AGENT"}
 MESSAGES = [{"id": "m1", "role": "ROLE_USER", "content": "I moved to Porto last year."},
             {"id": "m2", "role": "ROLE_ASSISTANT", "content": "Noted: Porto."}]
-
-
-def auth(key: str | None) -> dict[str, str]:
-    return {"authorization": f"Bearer {key}"} if key else {}
-
-
-async def rest(platform, key: str | None, method: str, path: str, body=None, params=None):
-    async with AsyncClient(base_url=platform.http, timeout=30) as http:
-        response = await http.request(method, path, headers=auth(key), json=body, params=params)
-    return response.status_code, response.json()
-
-
-async def grpc(platform, key: str | None, rpc: str, fields: dict):
-    request_type = getattr(pb, f"{rpc}Request")
-    return await grpc_calls.invoke(platform.grpc, key, rpc,
-                                   json_format.ParseDict(fields, request_type()))
 
 
 # (REST method, path, body or query, the same request as gRPC fields)
@@ -249,13 +234,10 @@ async def test_the_openapi_document_is_valid_and_describes_the_answers(platform)
     validate_openapi(document)
     operations = {(method.upper(), path): spec["operationId"]
                   for path, item in document["paths"].items() for method, spec in item.items()}
-    assert operations == {
-        ("POST", "/v1/threads/{thread_id}/messages"): "AppendMessages",
-        ("POST", "/v1/threads/{thread_id}/context"): "BuildContext",
-        ("GET", "/v1/tools"): "ListTools",
-        ("POST", "/v1/tools/{tool_name}:call"): "CallTool",
-        ("DELETE", "/v1/threads/{thread_id}"): "DeleteThread",
-        ("POST", "/v1/threads/{thread_id}:purge"): "PurgeThread"}
+    assert operations == {(op.http_method, op.path): op.operation_id for op in OPERATIONS}
+    assert len(set(operations.values())) == len(OPERATIONS)
+    # Every method of every gateway service has a route (GetRun and ListAudit have two).
+    assert {op.rpc for op in OPERATIONS} == set(grpc_calls.REQUESTS)
     key = platform.keys["acme"]
     status, body = await rest(platform, key, "POST", "/v1/threads/openapi/messages",
                               {"caller": CALLER, "messages": MESSAGES})

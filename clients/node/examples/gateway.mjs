@@ -1,5 +1,5 @@
-// Append messages, remember a fact, build the next turn's context and recall,
-// through the gateway's gRPC API with the generated client (Connect's gRPC
+// Append messages, remember a fact, build the next turn's context, recall, and get
+// a compiled context for a task (seed 002's RetrieveContext), through the gateway's gRPC API with the generated client (Connect's gRPC
 // transport). Each step prints one JSON line.
 //
 //   AGENTMEMORY_GATEWAY=localhost:50051 AGENTMEMORY_API_KEY=$(cat data/demo-api-key) \
@@ -9,15 +9,18 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Role, RoleSchema } from "../gen/agentmemory/common/v1/message_pb.js";
 import { Surface } from "../gen/agentmemory/common/v1/principal_pb.js";
 import { GatewayService } from "../gen/agentmemory/gateway/v1/gateway_service_pb.js";
+import { RetrievalService } from "../gen/agentmemory/gateway/v1/retrieval_service_pb.js";
 
 const env = process.env;
-const gateway = createClient(GatewayService, createGrpcTransport({
+const transport = createGrpcTransport({
   baseUrl: `http://${env.AGENTMEMORY_GATEWAY ?? "localhost:50051"}`,
   interceptors: [(next) => (request) => {
     request.header.set("authorization", `Bearer ${env.AGENTMEMORY_API_KEY}`);
     return next(request);
   }],
-}));
+});
+const gateway = createClient(GatewayService, transport);
+const retrieval = createClient(RetrievalService, transport);
 const threadId = env.THREAD_ID ?? "example-thread";
 const print = (step, value) => console.log(JSON.stringify({ step, ...value }));
 
@@ -57,3 +60,9 @@ print("recall", {
   isError: recalled.isError,
   contents: recalled.result.entries.map((e) => e.content),
 });
+
+const compiled = await retrieval.retrieveContext({
+  caller, runId: env.RUN_ID ?? "example-run", semanticQuery: "Where does the user live?",
+  tokenBudget: 1000,
+});
+print("retrieve", { receiptId: compiled.receiptId, rendered: compiled.rendered });

@@ -1,5 +1,6 @@
 // Use the gateway's MCP server from Node with the MCP SDK: list the tools,
-// remember a fact, recall it. Each step prints one JSON line.
+// remember a fact, recall it, get the compiled context for a task
+// (search_memory). Each step prints one JSON line.
 //
 //   AGENTMEMORY_MCP_URL=http://localhost:8080/mcp AGENTMEMORY_API_KEY=... node examples/mcp.mjs
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -29,6 +30,10 @@ try {
   const recalled = await client.callTool({ name: "memory_recall",
                                            arguments: { query: "Which editor does the user use?" } });
   print("recall", { isError: recalled.isError ?? false, result: recalled.structuredContent });
+  const searched = await client.callTool({ name: "search_memory", arguments: {
+    query: "edits code in Helix", runId: env.RUN_ID ?? "example-run", tokenBudget: 1000 } });
+  print("search", { isError: searched.isError ?? false, text: searched.content[0].text,
+                    receiptId: searched.structuredContent?.receipt_id });
   const refused = await client.callTool({ name: "journal_message_search",
                                           arguments: { query: "editor" } });
   print("refused", { isError: refused.isError ?? false, text: refused.content[0].text });

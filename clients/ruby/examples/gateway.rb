@@ -1,5 +1,5 @@
-# Append messages, remember a fact, build the next turn's context and recall,
-# through the gateway's gRPC API with the generated client (Debian's ruby-grpc).
+# Append messages, remember a fact, build the next turn's context, recall, and get a
+# compiled context for a task (seed 002's RetrieveContext), through the gateway's gRPC API with the generated client (Debian's ruby-grpc).
 # Each step prints one JSON line.
 #
 #   AGENTMEMORY_GATEWAY=localhost:50051 AGENTMEMORY_API_KEY=$(cat data/demo-api-key) \
@@ -7,12 +7,14 @@
 require 'json'
 require 'google/protobuf/well_known_types'
 require 'agentmemory/gateway/v1/gateway_service_services_pb'
+require 'agentmemory/gateway/v1/retrieval_service_services_pb'
 
 V1 = Agentmemory::Gateway::V1
 Common = Agentmemory::Common::V1
 
-gateway = V1::GatewayService::Stub.new(ENV.fetch('AGENTMEMORY_GATEWAY', 'localhost:50051'),
-                                       :this_channel_is_insecure)
+address = ENV.fetch('AGENTMEMORY_GATEWAY', 'localhost:50051')
+gateway = V1::GatewayService::Stub.new(address, :this_channel_is_insecure)
+retrieval = V1::RetrievalService::Stub.new(address, :this_channel_is_insecure)
 auth = { metadata: { 'authorization' => "Bearer #{ENV.fetch('AGENTMEMORY_API_KEY')}" } }
 thread_id = ENV.fetch('THREAD_ID', 'example-thread')
 
@@ -53,3 +55,8 @@ recalled = gateway.call_tool(V1::CallToolRequest.new(
   arguments: arguments('query' => 'Where does the user live?')), **auth)
 print_step('recall', isError: recalled.is_error,
                      contents: recalled.result.to_h['entries'].map { |e| e['content'] })
+
+compiled = retrieval.retrieve_context(V1::RetrieveContextRequest.new(
+  caller: caller, run_id: ENV.fetch('RUN_ID', 'example-run'),
+  semantic_query: 'Where does the user live?', token_budget: 1000), **auth)
+print_step('retrieve', receiptId: compiled.receipt_id, rendered: compiled.rendered)

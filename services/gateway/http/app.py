@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 
-from agentmemory.gateway.v1 import gateway_service_pb2
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
@@ -15,10 +14,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from libs.errors import DomainError, NotFound
 from libs.server import REQUEST_ID_HEADER
-from services.gateway.http import errors, openapi, rest
+from services.gateway.http import calls, errors, openapi, rest
 from services.gateway.http.mcp import McpEndpoint
+from services.gateway.http.web.pages import LibraryPages
+from services.gateway.keys import ApiKeys
 
-SERVICE = gateway_service_pb2.DESCRIPTOR.services_by_name["GatewayService"]
 API_VERSION = "v1"
 
 
@@ -67,8 +67,9 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
                                        metadata={"request_id": rid}))
 
 
-def build(servicer, mcp: McpEndpoint, *, max_body_bytes: int) -> Starlette:
-    document = openapi.document(SERVICE, version=API_VERSION)
+def build(servicers: calls.Servicers, keys: ApiKeys, mcp: McpEndpoint, pages: LibraryPages, *,
+          max_body_bytes: int) -> Starlette:
+    document = openapi.document(version=API_VERSION)
 
     async def openapi_json(request: Request) -> JSONResponse:
         return JSONResponse(document)
@@ -76,7 +77,8 @@ def build(servicer, mcp: McpEndpoint, *, max_body_bytes: int) -> Starlette:
     app = Starlette(
         routes=[Route("/mcp", mcp, name="mcp"),
                 Route("/openapi.json", openapi_json, methods=["GET"]),
-                *rest.routes(servicer, SERVICE, max_body_bytes)],
+                *rest.routes(servicers, keys, max_body_bytes),
+                *pages.routes()],
         exception_handlers={DomainError: _domain_error, HTTPException: _http_error,
                             Exception: _unexpected})
     app.add_middleware(RequestIds)

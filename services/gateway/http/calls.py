@@ -1,6 +1,7 @@
-"""One GatewayService call made over HTTP.
+"""One gateway call made over HTTP.
 
-REST and MCP call the gRPC servicer's own methods with the request message:
+REST, MCP and the library page call the gRPC servicers' own methods with the
+request message:
 authentication (the ``authorization`` header, checked by the servicer through
 ``ApiKeys``), validation and handlers are the gRPC ones, so no HTTP surface has
 rules of its own. What the gRPC server interceptor does around a call (request
@@ -12,7 +13,8 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from libs import clients, log, request_checks
 from libs.errors import DomainError
@@ -23,6 +25,20 @@ logger = logging.getLogger(__name__)
 Response = TypeVar("Response")
 # What the servicer may read of the caller's headers, as gRPC metadata.
 _FORWARDED = ("authorization", REQUEST_ID_HEADER)
+
+
+@dataclass(frozen=True)
+class Servicers:
+    """The gateway's gRPC servicers, by the short name the HTTP routes use."""
+
+    gateway: Any  # GatewayService
+    library: Any  # MemoryLibraryService
+    retrieval: Any  # RetrievalService
+    runs: Any  # RunService
+    learning: Any  # LearningService
+
+    def method(self, service: str, rpc: str) -> Callable[..., Awaitable[Any]]:
+        return getattr(getattr(self, service), rpc)
 
 
 class HttpCallContext:

@@ -38,6 +38,8 @@ _STATUS = {
 _STATUS_BY_REASON = {
     "REQUEST_TOO_LARGE": 413,
     "METHOD_NOT_ALLOWED": 405,
+    # Seed 002: a budget that cannot hold the platform rules and tenant floors.
+    "CONTEXT_BUDGET_TOO_SMALL": 422,
 }
 
 

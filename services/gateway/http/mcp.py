@@ -13,10 +13,14 @@ Each request states who calls, in headers:
 - ``X-Environment`` (optional), ``X-Request-Id`` (optional).
 
 ``tools/list`` and ``tools/call`` are the servicer's ListTools and CallTool
-with ``SURFACE_MCP_GATEWAY``: the same tool set (never the journal tools),
-schemas, validation and execution as over gRPC. Every failure of a call,
-including bad arguments and tools not offered here, is a tool result with
-``isError`` whose text is the JSON error body (code, reason, message, fields).
+with ``SURFACE_MCP_GATEWAY``: the same tool set (the memory tools and seed
+002's ``search_memory``, never the journal tools), schemas, validation and
+execution as over gRPC. A result's text is its JSON, except for a tool that
+names its text fields (``search_memory``: the compiled context, ending in
+``(receipt <id>)``); the structured content is always the whole result. Every
+failure of a call, including bad arguments and tools not offered here, is a
+tool result with ``isError`` whose text is the JSON error body (code, reason,
+message, fields).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
 from libs.errors import DomainError
+from services.gateway import tools
 from services.gateway.http import calls, errors
 from services.gateway.keys import ApiKeys
 
@@ -59,10 +64,19 @@ def _tool(definition: pb.ToolDefinition) -> types.Tool:
                       input_schema=json_format.MessageToDict(definition.parameters))
 
 
-def _result(reply: pb.CallToolResponse) -> types.CallToolResult:
+def _texts(tool_name: str, value: dict[str, Any], is_error: bool) -> list[str]:
+    fields = () if is_error else tools.text_fields(tool_name)
+    texts = [v if isinstance(v, str) else json.dumps(v) for v in map(value.get, fields)
+             if v is not None]
+    return texts or [json.dumps(value)]
+
+
+def _result(tool_name: str, reply: pb.CallToolResponse) -> types.CallToolResult:
     value: dict[str, Any] = json_format.MessageToDict(reply.result)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(value))],
-                                structured_content=value, is_error=reply.is_error)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)
+                 for text in _texts(tool_name, value, reply.is_error)],
+        structured_content=value, is_error=reply.is_error)
 
 
 def server(servicer) -> Server:
@@ -84,7 +98,7 @@ def server(servicer) -> Server:
                 caller=caller(headers), tool_name=params.name, arguments=arguments), headers)
         except DomainError as exc:
             return _error_result(exc)
-        return _result(reply)
+        return _result(params.name, reply)
 
     return Server("agentmemory", version="1", on_list_tools=list_tools, on_call_tool=call_tool)
 

@@ -1,8 +1,8 @@
 """The OpenAPI 3.1 document of the REST routes, derived from the protos.
 
 Schemas are the request and response messages in the proto3 JSON mapping,
-read from the same descriptors the routes parse with, so the document cannot
-drift from what the server accepts.
+read from the same descriptors the routes parse with (and the aliases of
+``rest.OPERATIONS``), so the document cannot drift from what the server accepts.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from google.protobuf import descriptor
 
-from services.gateway.http.rest import OPERATIONS, Operation
+from services.gateway.http.rest import ACCOUNT, OPERATIONS, SERVICES, Operation, enum_prefix
 
 FD = descriptor.FieldDescriptor
 _SCALARS = {
@@ -33,6 +33,8 @@ _WELL_KNOWN = {
     "google.protobuf.ListValue": {"type": "array"},
     "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
     "google.protobuf.Duration": {"type": "string", "pattern": r"^-?\d+(\.\d+)?s$"},
+    "google.protobuf.FieldMask": {"type": "string",
+                                  "description": "Comma-separated field names (camelCase)"},
 }
 ERROR_SCHEMA = {
     "type": "object",
@@ -76,8 +78,11 @@ class _Schemas:
         return single
 
     def single(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
-        if field.enum_type is not None:
-            return {"type": "string", "enum": [v.name for v in field.enum_type.values]}
+        if field.enum_type is not None:  # full names, and short ones (rest.py accepts both)
+            names = [v.name for v in field.enum_type.values]
+            prefix = enum_prefix(field.enum_type)
+            return {"type": "string", "enum": names + [
+                n.removeprefix(prefix).lower() for n in names if prefix and n.startswith(prefix)]}
         if field.message_type is not None:
             return self.ref(field.message_type)
         return dict(_SCALARS[field.type])
@@ -88,6 +93,8 @@ def _query_parameters(schemas: _Schemas, message: descriptor.Descriptor, prefix:
     parameters = []
     for field in message.fields:
         name = f"{prefix}{field.json_name}"
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            continue  # ``name.<key>=<value>``: in the operation's description
         if field.message_type is not None and field.message_type.full_name not in _WELL_KNOWN:
             if depth < 3:
                 parameters += _query_parameters(schemas, field.message_type, f"{name}.", depth + 1)
@@ -98,16 +105,26 @@ def _query_parameters(schemas: _Schemas, message: descriptor.Descriptor, prefix:
     return parameters
 
 
-def _operation(schemas: _Schemas, service: descriptor.ServiceDescriptor,
-               op: Operation) -> dict[str, Any]:
-    method = service.methods_by_name[op.rpc]
+def _alias(target: str) -> dict[str, Any]:
+    if target == ACCOUNT:
+        return {"type": "string", "description": "Optional: the API key's account (the key "
+                                                 "fixes it); another is PERMISSION_DENIED."}
+    return {"type": "string", "description": f"The same as {target}."}
+
+
+def _operation(schemas: _Schemas, op: Operation) -> dict[str, Any]:
+    method = op.method
     request = method.input_type
     parameters = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
                   for name in op.path_fields]
+    description = f"gRPC: {SERVICES[op.service].full_name}/{op.rpc}."
+    if not op.has_body:
+        description += " Query: the request's fields by dotted JSON name; a map entry is " \
+                       "`<map>.<key>=<value>` (e.g. `filter.tags.team=billing`)."
     spec: dict[str, Any] = {
-        "operationId": op.rpc,
+        "operationId": op.operation_id,
         "summary": op.summary,
-        "description": f"gRPC: {service.full_name}/{op.rpc}.",
+        "description": description,
         "security": [{"apiKey": []}],
         "responses": {
             "200": {"description": "OK", "content": {"application/json": {
@@ -117,8 +134,10 @@ def _operation(schemas: _Schemas, service: descriptor.ServiceDescriptor,
         },
     }
     if op.has_body:
+        body = schemas.message(request, omit=op.path_fields)
+        body["properties"].update({alias: _alias(target) for alias, target in op.aliases.items()})
         spec["requestBody"] = {"required": True, "content": {"application/json": {
-            "schema": schemas.message(request, omit=op.path_fields)}}}
+            "schema": body}}}
     else:
         in_path = {request.fields_by_name[name].json_name for name in op.path_fields}
         parameters += [p for p in _query_parameters(schemas, request) if p["name"] not in in_path]
@@ -126,16 +145,18 @@ def _operation(schemas: _Schemas, service: descriptor.ServiceDescriptor,
     return spec
 
 
-def document(service: descriptor.ServiceDescriptor, *, version: str) -> dict[str, Any]:
+def document(*, version: str) -> dict[str, Any]:
     schemas = _Schemas()
     paths: dict[str, dict[str, Any]] = {}
     for op in OPERATIONS:
-        paths.setdefault(op.path, {})[op.http_method.lower()] = _operation(schemas, service, op)
+        paths.setdefault(op.path, {})[op.http_method.lower()] = _operation(schemas, op)
     return {
         "openapi": "3.1.0",
         "info": {"title": "agentmemory gateway", "version": version,
-                 "description": "REST surface of the gateway: the gRPC GatewayService in the "
-                                "proto3 JSON mapping. MCP is served at /mcp."},
+                 "description": "REST surface of the gateway: its gRPC services (GatewayService, "
+                                "MemoryLibraryService, RetrievalService, RunService, "
+                                "LearningService) in the proto3 JSON mapping. MCP is served at "
+                                "/mcp."},
         "paths": paths,
         "components": {"schemas": schemas.components, "securitySchemes": {
             "apiKey": {"type": "http", "scheme": "bearer",

@@ -11,12 +11,17 @@ import contextlib
 import socket
 from collections.abc import AsyncIterator
 
+import asyncpg
 import uvicorn
 from starlette.types import ASGIApp
 
 from services.gateway.http import app
+from services.gateway.http.calls import Servicers
 from services.gateway.http.mcp import McpEndpoint
+from services.gateway.http.web.pages import LibraryPages
+from services.gateway.http.web.sessions import Sessions
 from services.gateway.keys import ApiKeys
+from services.gateway.settings import GatewayHttpSettings
 
 _STARTUP_POLL_SECONDS = 0.01
 
@@ -51,11 +56,16 @@ async def serving(app: ASGIApp, sock: socket.socket, *, grace_seconds: float) ->
 
 
 @contextlib.asynccontextmanager
-async def listening(servicer, keys: ApiKeys, *, host: str, port: int, grace_seconds: float,
+async def listening(servicers: Servicers, keys: ApiKeys, pool: asyncpg.Pool,
+                    settings: GatewayHttpSettings, *, host: str, grace_seconds: float,
                     max_body_bytes: int) -> AsyncIterator[int]:
-    """The gateway's HTTP listener (MCP, REST, OpenAPI) while inside; yields its port."""
-    mcp = McpEndpoint(servicer, keys, max_body_bytes=max_body_bytes)
-    application = app.build(servicer, mcp, max_body_bytes=max_body_bytes)
-    with _bind(host, port) as sock:  # first: a taken port fails the start plainly
+    """The gateway's HTTP listener (MCP, REST, OpenAPI, the memory library page) while
+    inside; yields its port."""
+    mcp = McpEndpoint(servicers.gateway, keys, max_body_bytes=max_body_bytes)
+    sessions = Sessions(pool, settings.session_secret,
+                        max_age_seconds=settings.session_max_age_seconds)
+    pages = LibraryPages(servicers, keys, sessions, max_body_bytes=max_body_bytes)
+    application = app.build(servicers, keys, mcp, pages, max_body_bytes=max_body_bytes)
+    with _bind(host, settings.port) as sock:  # first: a taken port fails the start plainly
         async with mcp.sessions.run(), serving(application, sock, grace_seconds=grace_seconds):
             yield sock.getsockname()[1]

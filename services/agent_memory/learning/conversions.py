@@ -152,14 +152,6 @@ def time_token(items: list, created: str, size: int) -> str:
     return page_tokens.encode(t=getattr(last, created).isoformat(), i=str(last.id))
 
 
-def audit_position(token: str) -> int | None:
-    if not token:
-        return None
-    state = page_tokens.decode(token)
-    if not isinstance(state.get("before"), int):
-        raise InvalidArgument("page_token", "not a token this call issued")
-    return state["before"]
-
-
-def audit_token(records: list[LearningAudit], size: int) -> str:
-    return page_tokens.encode(before=records[-1].id) if len(records) == size else ""
+# Audit pages: newest first, by record id (the same tokens as the memory audit's).
+audit_position = memory_conversions.audit_position
+audit_token = memory_conversions.audit_token

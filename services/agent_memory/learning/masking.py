@@ -30,6 +30,8 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
+from services.agent_memory.safety import credentials
+
 MASK = "[masked]"
 EMAIL = "[email]"
 PHONE = "[phone]"
@@ -53,42 +55,9 @@ def secret_name(name: str) -> bool:
 
 @functools.cache
 def _provider_patterns() -> tuple[re.Pattern[str], ...]:
-    """detect-secrets' provider detectors' patterns, loaded once per process."""
-    from detect_secrets.plugins import (
-        artifactory,
-        aws,
-        azure_storage_key,
-        cloudant,
-        discord,
-        github_token,
-        gitlab_token,
-        ibm_cloud_iam,
-        jwt,
-        mailchimp,
-        npm,
-        openai,
-        private_key,
-        pypi_token,
-        sendgrid,
-        slack,
-        softlayer,
-        square_oauth,
-        stripe,
-        telegram_token,
-        twilio,
-    )
-
-    detectors = [aws.AWSKeyDetector(), azure_storage_key.AzureStorageKeyDetector(),
-                 cloudant.CloudantDetector(), discord.DiscordBotTokenDetector(),
-                 github_token.GitHubTokenDetector(), gitlab_token.GitLabTokenDetector(),
-                 ibm_cloud_iam.IbmCloudIamDetector(), jwt.JwtTokenDetector(),
-                 mailchimp.MailchimpDetector(), npm.NpmDetector(), openai.OpenAIDetector(),
-                 private_key.PrivateKeyDetector(), pypi_token.PypiTokenDetector(),
-                 sendgrid.SendGridDetector(), slack.SlackDetector(),
-                 softlayer.SoftlayerDetector(), square_oauth.SquareOAuthDetector(),
-                 stripe.StripeDetector(), telegram_token.TelegramBotTokenDetector(),
-                 twilio.TwilioKeyDetector(), artifactory.ArtifactoryDetector()]
-    return tuple(p for d in detectors for p in d.denylist)
+    """The patterns of the safety screen's provider detectors (detect-secrets)."""
+    return tuple(p for _, detector in credentials.provider_detectors()
+                 for p in detector.denylist)
 
 
 _KEY_SHAPES = re.compile(

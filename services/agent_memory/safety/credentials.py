@@ -26,8 +26,9 @@ from collections import Counter
 
 
 @functools.cache
-def _plugins() -> tuple:
-    """detect-secrets' provider detectors, built once per process on first use."""
+def provider_detectors() -> tuple:
+    """(label, detector) of detect-secrets' provider detectors, built once per process on
+    first use (procedure masking reads their patterns too)."""
     from detect_secrets.plugins import (
         artifactory,
         aws,
@@ -96,7 +97,7 @@ _KEYWORD_HINT = re.compile(r"key|pass|pwd|secret|contrase", re.IGNORECASE)
 
 def _detect_secrets(text: str) -> list[str]:
     found = []
-    for kind, plugin in _plugins():
+    for kind, plugin in provider_detectors():
         if any(_plausible(kind, value) for value in plugin.analyze_string(text)):
             found.append(kind)
     if not _KEYWORD_HINT.search(text):

@@ -153,6 +153,16 @@ class Bench:
             "p99_ms": round(p99, 2), "load": round(os.getloadavg()[0], 2),
             "cpu_ms_per_call": meter.per_call(calls)}), flush=True)
 
+    async def idle(self) -> None:
+        """What each process spends with no call at all (feeds, flushes, polling), in CPU
+        milliseconds per second: part of every per-call figure above it."""
+        with Meter(self.roots) as meter:
+            await asyncio.sleep(self.seconds)
+        print(json.dumps({"call": "none (idle)", "load": round(os.getloadavg()[0], 2),
+                          "cpu_ms_per_second": {name: round(used * 1000 / self.seconds, 2)
+                                                for name, used in meter.used.items()}}),
+              flush=True)
+
     def _profile(self, label: dict) -> list[subprocess.Popen]:
         self.profile.mkdir(parents=True, exist_ok=True)
         stem = "-".join(str(v) for v in label.values())
@@ -247,6 +257,7 @@ async def bench_build_context(bench: Bench, channels, key: str) -> None:
     gateway = pb_grpc.GatewayServiceStub(channels["gateway"])
     plain = await check_context(gateway, metadata, PLAIN, 22)
     learner = await check_context(gateway, metadata, LEARNER, 23)
+    await bench.idle()
     for name, request in (("plain", plain), ("procedures", learner)):
         for concurrency in (1, 16, 64):
             await bench.measure({"call": "BuildContext", "case": name},

@@ -22,12 +22,13 @@ from agentmemory.gateway.v1 import (
     run_service_pb2_grpc,
 )
 
-from libs import migrations
+from libs import migrations, postgres
 from libs.errors import Unavailable
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.gateway.bindings import MemoryBindings
 from services.gateway.http.server import listening
+from services.gateway.invalidation import Invalidations
 from services.gateway.keys import ApiKeys
 from services.gateway.learning import LearningServicer
 from services.gateway.library import MemoryLibrary
@@ -53,7 +54,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 async def connect(dsn: str) -> asyncpg.Pool:
     try:
-        pool = await asyncpg.create_pool(dsn, min_size=2, max_size=10, command_timeout=10)
+        pool = await postgres.create_pool(dsn, min_size=2, max_size=10)
     except (OSError, asyncpg.PostgresError) as exc:
         raise Unavailable(f"PostgreSQL unreachable: {exc}", reason="POSTGRES_UNAVAILABLE") from exc
     await migrations.apply(pool, "gateway", MIGRATIONS)
@@ -74,10 +75,11 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
     pool = await connect(dependencies.postgres_dsn.reveal())
     upstreams = Upstreams.connect(dependencies, config.process.internal.token,
                                   tracing.client_interceptors())
+    invalidations = Invalidations(dependencies.postgres_dsn.reveal())
     try:
-        keys = ApiKeys(pool, cache_seconds=dependencies.key_cache_seconds)
+        keys = ApiKeys(pool, invalidations, cache_seconds=dependencies.key_cache_seconds)
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
-        threads = Threads(pool)
+        threads = Threads(pool, invalidations, cache_seconds=dependencies.thread_cache_seconds)
         servicer = GatewayServicer(keys, threads, upstreams, bindings)
         library = MemoryLibraryServicer(keys, MemoryLibrary(upstreams, bindings))
         runs = RunServicer(keys, threads, upstreams)
@@ -96,9 +98,10 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
                            .add_RetrievalServiceServicer_to_server(retrieval, s)),
         ], tracing=tracing)
         # HTTP first: once gRPC health says SERVING, both listeners answer.
-        async with listening(servicer, keys, host=config.server.host, port=config.http.port,
-                             grace_seconds=config.server.shutdown_grace_seconds,
-                             max_body_bytes=config.server.max_message_bytes) as http_port:
+        async with invalidations.listening(), \
+                listening(servicer, keys, host=config.server.host, port=config.http.port,
+                          grace_seconds=config.server.shutdown_grace_seconds,
+                          max_body_bytes=config.server.max_message_bytes) as http_port:
             await server.start()
             try:
                 yield Running(server, keys, http_port)

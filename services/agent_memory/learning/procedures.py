@@ -18,6 +18,8 @@ three. Procedures not yet in the index are compared directly, so a recorded
 procedure is recallable at once. A task's embedding is kept (the newest
 ``TASK_VECTORS`` tasks): every model call of a turn asks again with the same
 latest user message, and the model is deterministic, so the vector is the same.
+A recall recorded for a run is recorded once (the first recall's time stands),
+so each replica writes it once and then remembers that it did.
 
 Scoring: a run that recalled a procedure and then succeeded counts for it; a
 thumbs down on that run's reply counts against it (a thumbs up for it); two
@@ -63,6 +65,7 @@ SKILL_AFTER_SUCCESSES = 3
 KIND = "procedure"
 _CANDIDATES = 20
 TASK_VECTORS = 1024  # 1,024 bge-small vectors: about 1.5 MB
+RECORDED_USES = 4096
 
 
 def collection(account_id: str, environment: str, embedder: Embedder) -> str:
@@ -103,6 +106,7 @@ class Procedures:
         self._suggestions = suggestions
         self._clock = clock
         self._task_vectors: LRUCache[str, list[float]] = LRUCache(TASK_VECTORS)
+        self._recorded_uses: LRUCache[tuple, bool] = LRUCache(RECORDED_USES)
 
     # -- recording -----------------------------------------------------------------------
 
@@ -195,9 +199,17 @@ class Procedures:
                                    str(r.procedure.id)))
         found = scored[:min(limit, MAX_RECALL)]
         if run is not None and found:
-            await self._store.record_uses(actor, run[0], run[1], [r.procedure.id for r in found],
-                                          self._clock.now())
+            await self._record_uses(actor, run, [r.procedure.id for r in found])
         return found
+
+    async def _record_uses(self, actor: Actor, run: tuple[str, str], ids: list[UUID]) -> None:
+        uses = [(actor.account_id, actor.environment, actor.agent_id, *run, i) for i in ids]
+        new = [use for use in uses if use not in self._recorded_uses]
+        if new:
+            await self._store.record_uses(actor, run[0], run[1], [use[-1] for use in new],
+                                          self._clock.now())
+            for use in new:
+                self._recorded_uses[use] = True
 
     async def _task_vector(self, task: str) -> list[float]:
         vector = self._task_vectors.get(task)

@@ -61,13 +61,16 @@ class Invalidations:
             self._lose()
 
     async def _listen(self, lost: asyncio.Event) -> asyncpg.Connection | None:
+        connection = None
         try:
             connection = await asyncpg.connect(self._dsn, timeout=10)
             connection.add_termination_listener(lambda _: lost.set())
             for channel in self._handlers:
                 await connection.add_listener(channel, self._heard)
-        except (OSError, asyncpg.PostgresError) as exc:
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             logger.warning("not listening for cache invalidations (%s): caching nothing", exc)
+            if connection is not None:
+                connection.terminate()
             return None
         self._reset()  # whatever was cached before may have missed an announcement
         self.live = True

@@ -1,37 +1,64 @@
 """Gateway benchmarks: the whole platform as `make run` starts it (five service
 processes, PostgreSQL, Valkey), clients in this process.
 
-BuildContext p50/p99 at 1, 16 and 64 concurrent clients, for a thread with a
-summary, 10 pinned facts and a full 20-message window (target: p50 <= 10 ms,
-p99 <= 40 ms at 16 clients); AppendMessages throughput through the gateway.
+BuildContext calls/s, p50 and p99 at 1, 16 and 64 concurrent clients, for two
+agents with Memory bound (by the agent setting, with an admin key), each on a
+thread with a summary, 10 pinned facts and a full 20-message window:
 
-    python -m bench.gateway_bench [--seconds 5]
+- ``plain``: the agent has recorded no procedure (the common case);
+- ``procedures``: the agent has one procedure whose task is like the thread's
+  latest user message, and the thread has an open run: the procedure rides into
+  every context under its header (23 messages back) and each recall is counted
+  for the run.
+
+Then AppendMessages throughput through the gateway, at 1 and 16 clients.
+Target (issue 14): >= 556 BuildContext calls/s at 16 clients, p99 <= 60 ms
+there, p50 <= 4 ms for one client.
+
+    python -m bench.gateway_bench [--seconds 5] [--only buildcontext|append]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import uvloop
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as memory_grpc
-from agentmemory.common.v1 import message_pb2, principal_pb2
+from agentmemory.common.v1 import message_pb2, principal_pb2, run_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from agentmemory.gateway.v1 import learning_service_pb2 as learning_pb
+from agentmemory.gateway.v1 import learning_service_pb2_grpc as learning_grpc
+from agentmemory.gateway.v1 import run_service_pb2 as run_pb
+from agentmemory.gateway.v1 import run_service_pb2_grpc as run_grpc
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_grpc
 
 from libs import clients
+from tests.support.platform import bind_memory
 from tests.support.ports import free_port
 from tools import launch
 
-CALLER = pb.Caller(agent_id="bench-agent", user_id="u1", surface=principal_pb2.SURFACE_AGENT,
-                   capabilities=[principal_pb2.CAPABILITY_MEMORY])
+USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL
+OK = message_pb2.TOOL_CALL_STATUS_SUCCEEDED
+PLAIN, LEARNER = "bench-agent", "bench-learner"
+SERVICES = ("gateway", "agent_memory", "thread_memory", "journal", "search")
+RECORDED_TASK = "Book me a flight to Porto next Friday."
+LATEST_TASK = "Please book a flight to Porto for Friday"
+
+
+def caller(agent: str) -> pb.Caller:
+    return pb.Caller(agent_id=agent, user_id="u1", surface=principal_pb2.SURFACE_AGENT)
 
 
 def percentile(samples: list[float], fraction: float) -> float:
@@ -39,7 +66,59 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000
 
 
-async def load(make_call, concurrency: int, seconds: float) -> tuple[float, float, float]:
+def _ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def cpu_seconds(roots: dict[str, int]) -> dict[str, float]:
+    """CPU time used so far by each named process, from /proc: a backend's with all its
+    descendants (PostgreSQL's backends), this process's alone (the others are its children)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int(
+                    (entry / "stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, ValueError):
+                continue
+
+    def tree(pid: int) -> list[int]:
+        return [pid] + [p for child, parent in parents.items() if parent == pid
+                        for p in tree(child)]
+
+    used = {}
+    for name, pid in roots.items():
+        total = 0
+        for member in (tree(pid) if pid != os.getpid() else [pid]):
+            try:
+                total += _ticks(member)
+            except (OSError, ValueError):
+                continue
+        used[name] = total / os.sysconf("SC_CLK_TCK")
+    return used
+
+
+class Meter:
+    """CPU milliseconds per call of each process over one load phase."""
+
+    def __init__(self, roots: dict[str, int]) -> None:
+        self._roots = roots
+
+    def __enter__(self) -> Meter:
+        self._before = cpu_seconds(self._roots)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        after = cpu_seconds(self._roots)
+        self.used = {name: after[name] - self._before[name] for name in self._roots}
+
+    def per_call(self, calls: int) -> dict[str, float]:
+        return {name: round(used * 1000 / max(calls, 1), 2) for name, used in self.used.items()}
+
+
+async def load(make_call, concurrency: int, seconds: float) -> tuple[int, float, float, float]:
+    """(calls, calls per second, p50 ms, p99 ms) of ``concurrency`` clients for ``seconds``."""
     latencies: list[float] = []
     stop_at = time.monotonic() + seconds
 
@@ -53,63 +132,182 @@ async def load(make_call, concurrency: int, seconds: float) -> tuple[float, floa
 
     started = time.monotonic()
     await asyncio.gather(*(worker(n) for n in range(concurrency)))
-    return (len(latencies) / (time.monotonic() - started), percentile(latencies, 0.5),
-            percentile(latencies, 0.99))
+    return (len(latencies), len(latencies) / (time.monotonic() - started),
+            percentile(latencies, 0.5), percentile(latencies, 0.99))
 
 
-async def main(seconds: float) -> None:
+@dataclass
+class Bench:
+    roots: dict[str, int]  # process name -> pid, for CPU per call
+    seconds: float
+    profile: Path | None  # py-spy's collapsed stacks of each service, at 16 clients
+
+    async def measure(self, label: dict, make_call, concurrency: int) -> None:
+        profiling = self._profile(label) if self.profile and concurrency == 16 else []
+        with Meter(self.roots) as meter:
+            calls, rate, p50, p99 = await load(make_call, concurrency, self.seconds)
+        for process in profiling:
+            process.wait()
+        print(json.dumps(label | {
+            "clients": concurrency, "per_second": round(rate), "p50_ms": round(p50, 2),
+            "p99_ms": round(p99, 2), "load": round(os.getloadavg()[0], 2),
+            "cpu_ms_per_call": meter.per_call(calls)}), flush=True)
+
+    async def idle(self) -> None:
+        """What each process spends with no call at all (feeds, flushes, polling), in CPU
+        milliseconds per second: part of every per-call figure above it."""
+        with Meter(self.roots) as meter:
+            await asyncio.sleep(self.seconds)
+        print(json.dumps({"call": "none (idle)", "load": round(os.getloadavg()[0], 2),
+                          "cpu_ms_per_second": {name: round(used * 1000 / self.seconds, 2)
+                                                for name, used in meter.used.items()}}),
+              flush=True)
+
+    def _profile(self, label: dict) -> list[subprocess.Popen]:
+        self.profile.mkdir(parents=True, exist_ok=True)
+        stem = "-".join(str(v) for v in label.values())
+        return [subprocess.Popen(
+            [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(pid),
+             "--duration", str(int(self.seconds)),
+             "--rate", "200", "--format", "raw", "--nonblocking",
+             "--output", str(self.profile / f"{stem}-{name}.txt")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for name, pid in self.roots.items() if name in SERVICES]
+
+
+def create_key(env: dict[str, str], role: str) -> str:
+    created = subprocess.run(
+        [sys.executable, "-m", "services.gateway.admin", "create-key", "--account", "demo",
+         "--name", f"bench-{role}", "--role", role], cwd=launch.ROOT, env=env,
+        capture_output=True, text=True, check=True)
+    return created.stdout.strip()
+
+
+def recorded_turn() -> list[message_pb2.Message]:
+    calls = [message_pb2.ToolCall(id="c1", name="search_flights",
+                                  arguments='{"to": "OPO", "day": "friday"}', status=OK,
+                                  result="3 flights"),
+             message_pb2.ToolCall(id="c2", name="book_flight", arguments='{"flight": "TP123"}',
+                                  status=OK, result="booked TP123")]
+    return [message_pb2.Message(id="r-u", role=USER, content=RECORDED_TASK),
+            message_pb2.Message(id="r-a", role=ASSISTANT, content="On it.", tool_calls=calls),
+            message_pb2.Message(id="r-t1", role=TOOL, content="3 flights", tool_call_id="c1"),
+            message_pb2.Message(id="r-t2", role=TOOL, content="booked TP123", tool_call_id="c2"),
+            message_pb2.Message(id="r-r", role=ASSISTANT, content="Booked.")]
+
+
+async def record_procedure(channel, metadata) -> None:
+    """One successful run with two tool calls: learning records it as a procedure."""
+    gateway, runs = pb_grpc.GatewayServiceStub(channel), run_grpc.RunServiceStub(channel)
+    learner = caller(LEARNER)
+    await runs.StartRun(run_pb.StartRunRequest(caller=learner, thread_id="learned",
+                                               run_id="r1"), metadata=metadata)
+    await gateway.AppendMessages(pb.AppendMessagesRequest(
+        caller=learner, thread_id="learned", messages=recorded_turn()), metadata=metadata)
+    await runs.FinishRun(run_pb.FinishRunRequest(
+        caller=learner, thread_id="learned", run_id="r1",
+        outcome=run_pb2.RUN_OUTCOME_SUCCEEDED), metadata=metadata)
+    learning = learning_grpc.LearningServiceStub(channel)
+    deadline = time.monotonic() + 60
+    while not (await learning.ListProcedures(learning_pb.ListProceduresRequest(
+            caller=learner), metadata=metadata)).procedures:
+        assert time.monotonic() < deadline, "the procedure was not recorded"
+        await asyncio.sleep(0.5)
+
+
+async def seed_thread(channels, metadata, agent: str, last_task: str) -> None:
+    """60 messages (the last user message ``last_task``), a summary, 10 pinned facts."""
+    gateway = pb_grpc.GatewayServiceStub(channels["gateway"])
+    texts = [f"Message {i} about the quarterly plan." for i in range(58)]
+    messages = [message_pb2.Message(id=f"m{i}", role=USER if i % 2 == 0 else ASSISTANT,
+                                    content=text) for i, text in enumerate(texts)]
+    messages += [message_pb2.Message(id="m58", role=USER, content=last_task),
+                 message_pb2.Message(id="m59", role=ASSISTANT, content="Looking into it.")]
+    for start in range(0, 60, 20):
+        await gateway.AppendMessages(pb.AppendMessagesRequest(
+            caller=caller(agent), thread_id="busy", messages=messages[start:start + 20]),
+            metadata=metadata)
+    principal = principal_pb2.Principal(account_id="demo", agent_id=agent, user_id="u1",
+                                        environment="default")
+    memory = memory_grpc.AgentMemoryServiceStub(channels["agent_memory"])
+    for i in range(10):
+        await memory.Store(memory_pb.StoreRequest(
+            principal=principal, key=f"fact{i}", content=f"Profile fact number {i}.",
+            category=memory_pb.CATEGORY_USER_PROFILE, importance=0.8))
+    await thread_grpc.ThreadMemoryServiceStub(channels["thread_memory"]).Summarize(
+        thread_pb.SummarizeRequest(principal=principal, thread_id="busy"))
+
+
+async def check_context(gateway, metadata, agent: str, expected: int) -> pb.BuildContextRequest:
+    request = pb.BuildContextRequest(caller=caller(agent), thread_id="busy")
+    reply = await gateway.BuildContext(request, metadata=metadata)
+    assert len(reply.messages) == expected, (agent, len(reply.messages))
+    assert reply.messages[0].content.count("\n- ") == 10
+    assert "memory_store" in {t.name for t in reply.tools}, "Memory is not bound"
+    return request
+
+
+async def bench_build_context(bench: Bench, channels, key: str) -> None:
+    metadata = (("authorization", f"Bearer {key}"),)
+    await record_procedure(channels["gateway"], metadata)
+    await seed_thread(channels, metadata, PLAIN, "Draft the quarterly plan summary.")
+    await seed_thread(channels, metadata, LEARNER, LATEST_TASK)
+    await run_grpc.RunServiceStub(channels["gateway"]).StartRun(run_pb.StartRunRequest(
+        caller=caller(LEARNER), thread_id="busy", run_id="r2"), metadata=metadata)
+    gateway = pb_grpc.GatewayServiceStub(channels["gateway"])
+    plain = await check_context(gateway, metadata, PLAIN, 22)
+    learner = await check_context(gateway, metadata, LEARNER, 23)
+    await bench.idle()
+    for name, request in (("plain", plain), ("procedures", learner)):
+        for concurrency in (1, 16, 64):
+            await bench.measure({"call": "BuildContext", "case": name},
+                                lambda n, i, r=request: gateway.BuildContext(r, metadata=metadata),
+                                concurrency)
+
+
+async def bench_append(bench: Bench, channels, key: str) -> None:
+    gateway = pb_grpc.GatewayServiceStub(channels["gateway"])
+    metadata = (("authorization", f"Bearer {key}"),)
+    for concurrency in (1, 16):
+        await bench.measure({"call": "AppendMessages"}, lambda n, i, c=concurrency: (
+            gateway.AppendMessages(pb.AppendMessagesRequest(
+                caller=caller(PLAIN), thread_id=f"append-{c}-{n}", messages=[
+                    message_pb2.Message(id=f"a{i}", role=USER, content="hello there")]),
+                metadata=metadata)), concurrency)
+
+
+async def main(seconds: float, only: str | None, profile: Path | None) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="gateway-bench-"))
     ports = {name: str(free_port()) for name in
              ("JOURNAL_PORT", "AGENT_MEMORY_PORT", "THREAD_MEMORY_PORT", "SEARCH_PORT",
               "GATEWAY_PORT", "GATEWAY_HTTP_PORT", "AGENTMEMORY_POSTGRES_PORT",
               "AGENTMEMORY_REDIS_PORT")}
-    os.environ.update(ports | {"LOG_LEVEL": "WARNING"})
+    metrics_off = {f"{name.upper()}_METRICS_PORT": "0" for name in SERVICES}
+    os.environ.update(ports | metrics_off | {"LOG_LEVEL": "WARNING"})
     components = launch.components(data_dir)
     started = []
     try:
         for component in components:
             started.append(component)
             component.start()
-        key = launch.ensure_demo_key(data_dir, components[-1].env).read_text().strip()
-        metadata = (("authorization", f"Bearer {key}"),)
-        principal = principal_pb2.Principal(account_id="demo", agent_id="bench-agent",
-                                            user_id="u1", environment="default")
+        env = components[-1].env
+        admin = launch.ensure_demo_key(data_dir, env).read_text().strip()
+        key = create_key(env, "agent")
         by_name = {c.name: c.address for c in components}
-        async with clients.channel(by_name["gateway"], default_timeout=30) as channel, \
-                clients.channel(by_name["agent_memory"], default_timeout=30) as memory_channel, \
-                clients.channel(by_name["thread_memory"], default_timeout=30) as thread_channel:
-            gateway = pb_grpc.GatewayServiceStub(channel)
-            for start in range(0, 60, 20):
-                await gateway.AppendMessages(pb.AppendMessagesRequest(
-                    caller=CALLER, thread_id="busy", messages=[
-                        message_pb2.Message(id=f"m{i}", role=1 + i % 2,
-                                            content=f"Message {i} about the quarterly plan.")
-                        for i in range(start, start + 20)]), metadata=metadata)
-            memory = memory_grpc.AgentMemoryServiceStub(memory_channel)
-            for i in range(10):
-                await memory.Store(memory_pb.StoreRequest(
-                    principal=principal, key=f"fact{i}", content=f"Profile fact number {i}.",
-                    category=memory_pb.CATEGORY_USER_PROFILE, importance=0.8))
-            await thread_grpc.ThreadMemoryServiceStub(thread_channel).Summarize(
-                thread_pb.SummarizeRequest(principal=principal, thread_id="busy"))
-            request = pb.BuildContextRequest(caller=CALLER, thread_id="busy")
-            reply = await gateway.BuildContext(request, metadata=metadata)
-            assert len(reply.messages) == 22, len(reply.messages)
-            assert reply.messages[0].content.count("\n- ") == 10
-            for concurrency in (1, 16, 64):
-                rate, p50, p99 = await load(
-                    lambda n, i: gateway.BuildContext(request, metadata=metadata),
-                    concurrency, seconds)
-                print(f"BuildContext clients={concurrency:<3} {rate:6.0f}/s   p50 {p50:6.2f} ms"
-                      f"   p99 {p99:6.2f} ms", flush=True)
-            for concurrency in (1, 16):
-                rate, p50, p99 = await load(lambda n, i, c=concurrency: gateway.AppendMessages(
-                    pb.AppendMessagesRequest(caller=CALLER, thread_id=f"append-{c}-{n}",
-                                             messages=[message_pb2.Message(
-                                                 id=f"a{i}", role=1, content="hello there")]),
-                    metadata=metadata), concurrency, seconds)
-                print(f"AppendMessages clients={concurrency:<3} {rate:6.0f} appends/s"
-                      f"   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms", flush=True)
+        for agent in (PLAIN, LEARNER):
+            bind_memory(by_name["gateway"], admin, agent)
+        bench = Bench({c.name: c.pid for c in components} | {"bench client": os.getpid()},
+                      seconds, profile)
+        channels = {name: clients.channel(by_name[name], default_timeout=30)
+                    for name in ("gateway", "agent_memory", "thread_memory")}
+        try:
+            if only in (None, "buildcontext"):
+                await bench_build_context(bench, channels, key)
+            if only in (None, "append"):
+                await bench_append(bench, channels, key)
+        finally:
+            for channel in channels.values():
+                await channel.close()
     finally:
         for component in reversed(started):
             component.stop()
@@ -118,4 +316,8 @@ async def main(seconds: float) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
-    uvloop.run(main(parser.parse_args().seconds))
+    parser.add_argument("--only", choices=["buildcontext", "append"])
+    parser.add_argument("--profile", type=Path,
+                        help="write py-spy's collapsed stacks of each service at 16 clients here")
+    arguments = parser.parse_args()
+    uvloop.run(main(arguments.seconds, arguments.only, arguments.profile))

@@ -7,7 +7,11 @@ its own (several services in one process never mix their series), served at
 
 - The server interceptor records every call: ``rpc_server_requests_total`` and
   ``rpc_server_duration_seconds`` (a histogram), labelled ``rpc_service``,
-  ``rpc_method`` and ``grpc_code`` (``OK``, ``INVALID_ARGUMENT``, ...).
+  ``rpc_method`` and ``grpc_code`` (``OK``, ``INVALID_ARGUMENT``, ...). Every call
+  records them, and through the OpenTelemetry SDK that cost about 60 us of CPU,
+  a tenth of a whole internal call; so a call adds one to a plain count (which
+  an observable counter reports at each scrape) and its time to a
+  prometheus_client histogram on the same registry (about 2 us in all).
 - A service adds its own figures at wiring time (its ``app.py``):
   :meth:`Metrics.gauge` takes a callable (plain or async) read at every
   scrape; :meth:`Metrics.histogram` returns a function that records a value.
@@ -43,7 +47,7 @@ class Metrics:
         from opentelemetry.exporter.prometheus import PrometheusMetricReader
         from opentelemetry.sdk.metrics import MeterProvider
         from opentelemetry.sdk.resources import Resource
-        from prometheus_client import CollectorRegistry
+        from prometheus_client import CollectorRegistry, Histogram
 
         self.registry = CollectorRegistry(auto_describe=False)
         reader = PrometheusMetricReader(registry=self.registry, scope_info_enabled=False)
@@ -51,11 +55,14 @@ class Metrics:
             resource=Resource.create({"service.name": service_name}), metric_readers=[reader],
             shutdown_on_exit=False)
         self._meter = self._provider.get_meter("agentmemory")
-        self._requests = self._meter.create_counter(
-            "rpc.server.requests", unit="{request}", description="gRPC calls served, by status.")
-        self._duration = self._meter.create_histogram(
-            "rpc.server.duration", unit="s", description="Time to answer a gRPC call.",
-            explicit_bucket_boundaries_advisory=LATENCY_BUCKETS)
+        self._calls: dict[tuple[str, grpc.StatusCode], list] = {}  # -> [labels, count, timer]
+        self._meter.create_observable_counter(
+            "rpc.server.requests", callbacks=[self._observe_calls], unit="{request}",
+            description="gRPC calls served, by status.")
+        self._duration = Histogram(
+            "rpc_server_duration_seconds", "Time to answer a gRPC call.",
+            ("rpc_service", "rpc_method", "grpc_code"), registry=self.registry,
+            buckets=LATENCY_BUCKETS)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._http = None
         self._http_thread: threading.Thread | None = None
@@ -63,10 +70,19 @@ class Metrics:
 
     def record_call(self, method: str, code: grpc.StatusCode, seconds: float) -> None:
         """One finished call; ``method`` is the full ``/package.Service/Method``."""
-        service, _, name = method.strip("/").partition("/")
-        labels = {"rpc.service": service, "rpc.method": name, "grpc.code": code.name}
-        self._requests.add(1, labels)
-        self._duration.record(seconds, labels)
+        calls = self._calls.get((method, code))
+        if calls is None:
+            service, _, name = method.strip("/").partition("/")
+            calls = self._calls[method, code] = [
+                {"rpc.service": service, "rpc.method": name, "grpc.code": code.name}, 0,
+                self._duration.labels(service, name, code.name)]
+        calls[1] += 1
+        calls[2].observe(seconds)
+
+    def _observe_calls(self, _options):
+        from opentelemetry.metrics import Observation
+
+        return [Observation(count, labels) for labels, count, _ in list(self._calls.values())]
 
     def gauge(self, name: str, read: Reading, *, unit: str = "", description: str = "") -> None:
         """Report ``read()`` (awaited when it returns an awaitable) at every scrape."""

@@ -97,7 +97,6 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
         projector = Projector(repository, index, embedder, clock,
                               batch=config.storage.projector_batch, entity_model=model)
         memory = AgentMemory(repository, index, embedder, clock, projector)
-        servicer = AgentMemoryServicer(memory)
         retrieval = Retrieval(repository, RetrievalStore(repository.pool), index, embedder,
                               clock, model, procedures)
         learning = await stack.enter_async_context(learning_wiring.learning(
@@ -105,6 +104,7 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
             episodes or bridge.episode_sink(retrieval, clock)))
         if procedures is None:
             retrieval.use_procedures(bridge.LearnedProcedures(learning.service))
+        servicer = AgentMemoryServicer(memory, learning.service.recallable)
         retrieval_servicer = RetrievalServicer(retrieval, clock)
         server = GrpcServer(config.server, [
             ServiceBinding(

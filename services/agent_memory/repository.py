@@ -25,6 +25,7 @@ from uuid import UUID
 
 import asyncpg
 
+from libs import postgres
 from libs.errors import AlreadyExists, Unavailable
 from services.agent_memory import rules, sql
 from services.agent_memory.model import (
@@ -113,8 +114,7 @@ class Repository:
     @classmethod
     async def connect(cls, dsn: str, *, min_size: int = 2, max_size: int = 10) -> Repository:
         try:
-            pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size,
-                                             command_timeout=10)
+            pool = await postgres.create_pool(dsn, min_size=min_size, max_size=max_size)
         except (OSError, asyncpg.PostgresError) as exc:
             raise Unavailable(f"PostgreSQL unreachable: {exc}", reason="POSTGRES_UNAVAILABLE") from exc
         return cls(pool)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as pb_grpc
 from google.protobuf import field_mask_pb2
@@ -10,6 +13,7 @@ from libs import limits
 from libs.errors import InvalidArgument
 from services.agent_memory import conversions, rules
 from services.agent_memory.memory import AgentMemory
+from services.agent_memory.model import Actor
 
 LIST_DEFAULT, LIST_MAX = 50, 200
 EXPORT_DEFAULT, EXPORT_MAX = 500, 1000
@@ -17,8 +21,10 @@ IMPORT_MAX_CHARS = 12 * 1024 * 1024
 
 
 class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
-    def __init__(self, memory: AgentMemory) -> None:
+    def __init__(self, memory: AgentMemory,
+                 procedures_recallable: Callable[[Actor], Awaitable[bool]]) -> None:
         self._memory = memory
+        self._procedures_recallable = procedures_recallable
 
     # -- seed 000 --------------------------------------------------------------------
 
@@ -51,9 +57,11 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
 
     async def ListPinned(self, request: pb.ListPinnedRequest, context) -> pb.ListPinnedResponse:
         actor = conversions.actor(request.principal)
-        pinned, blocks = await self._memory.pinned(actor)
+        (pinned, blocks), recallable = await asyncio.gather(  # two connections, at once
+            self._memory.pinned(actor), self._procedures_recallable(actor))
         return pb.ListPinnedResponse(entries=[conversions.entry(e) for e in pinned],
-                                     blocks=[conversions.entry(e) for e in blocks])
+                                     blocks=[conversions.entry(e) for e in blocks],
+                                     procedures_recallable=recallable)
 
     async def GetEntry(self, request: pb.GetEntryRequest, context) -> pb.GetEntryResponse:
         actor = conversions.actor(request.principal)

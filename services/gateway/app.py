@@ -22,13 +22,14 @@ from agentmemory.gateway.v1 import (
     run_service_pb2_grpc,
 )
 
-from libs import migrations
+from libs import migrations, postgres
 from libs.errors import Unavailable
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.gateway.bindings import MemoryBindings
 from services.gateway.http.calls import Servicers
 from services.gateway.http.server import listening
+from services.gateway.invalidation import Invalidations
 from services.gateway.keys import ApiKeys
 from services.gateway.learning import LearningServicer
 from services.gateway.library import MemoryLibrary
@@ -54,7 +55,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 async def connect(dsn: str) -> asyncpg.Pool:
     try:
-        pool = await asyncpg.create_pool(dsn, min_size=2, max_size=10, command_timeout=10)
+        pool = await postgres.create_pool(dsn, min_size=2, max_size=10)
     except (OSError, asyncpg.PostgresError) as exc:
         raise Unavailable(f"PostgreSQL unreachable: {exc}", reason="POSTGRES_UNAVAILABLE") from exc
     await migrations.apply(pool, "gateway", MIGRATIONS)
@@ -75,10 +76,11 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
     pool = await connect(dependencies.postgres_dsn.reveal())
     upstreams = Upstreams.connect(dependencies, config.process.internal.token,
                                   tracing.client_interceptors())
+    invalidations = Invalidations(dependencies.postgres_dsn.reveal())
     try:
-        keys = ApiKeys(pool, cache_seconds=dependencies.key_cache_seconds)
+        keys = ApiKeys(pool, invalidations, cache_seconds=dependencies.key_cache_seconds)
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
-        threads = Threads(pool)
+        threads = Threads(pool, invalidations, cache_seconds=dependencies.thread_cache_seconds)
         servicer = GatewayServicer(keys, threads, upstreams, bindings)
         library = MemoryLibraryServicer(keys, MemoryLibrary(upstreams, bindings))
         runs = RunServicer(keys, threads, upstreams)
@@ -99,9 +101,10 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
         # HTTP first: once gRPC health says SERVING, both listeners answer.
         handlers = Servicers(gateway=servicer, library=library, retrieval=retrieval, runs=runs,
                              learning=learning)
-        async with listening(handlers, keys, pool, config.http, host=config.server.host,
-                             grace_seconds=config.server.shutdown_grace_seconds,
-                             max_body_bytes=config.server.max_message_bytes) as http_port:
+        async with invalidations.listening(), \
+                listening(handlers, keys, pool, config.http, host=config.server.host,
+                          grace_seconds=config.server.shutdown_grace_seconds,
+                          max_body_bytes=config.server.max_message_bytes) as http_port:
             await server.start()
             try:
                 yield Running(server, keys, http_port)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -11,6 +12,7 @@ from google.protobuf import json_format, struct_pb2
 
 from libs.errors import InvalidArgument
 from libs.identity import DEFAULT_ENVIRONMENT, Principal, require_id
+from services.gateway import tools
 from services.gateway.tools import Tool
 
 _SURFACES = {principal_pb2.SURFACE_AGENT, principal_pb2.SURFACE_MCP_GATEWAY}
@@ -58,6 +60,13 @@ def tool_definitions(tools: list[Tool]) -> list[pb.ToolDefinition]:
         definitions.append(pb.ToolDefinition(name=tool.name, description=tool.description,
                                              parameters=parameters))
     return definitions
+
+
+@functools.cache
+def offered_tools(surface: int, memory_bound: bool) -> tuple[pb.ToolDefinition, ...]:
+    """The definitions of the tools a surface is offered: fixed, so converted once (a
+    response copies them in; nothing may change them)."""
+    return tuple(tool_definitions(tools.offered(surface, memory_bound)))
 
 
 def arguments(value: struct_pb2.Struct) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 The id finds the row; the secret (32 random bytes) is compared by its SHA-256,
 in constant time. A key is high-entropy, so a fast hash is enough. Verified
-keys are trusted for a few seconds without a lookup.
+keys are trusted for a few seconds without a lookup; a revocation is announced
+(``services.gateway.invalidation``), so every replica that hears it stops
+trusting the key at once, and one that does not within those seconds.
 
 A key fixes its account and its role: ``agent`` (an agent or application) or
 ``admin`` (an account administrator). Agent memory decides what each role may
@@ -21,6 +23,7 @@ import asyncpg
 from agentmemory.common.v1 import principal_pb2
 
 from libs.errors import InvalidArgument, Unauthenticated
+from services.gateway.invalidation import API_KEYS, Invalidations
 
 PREFIX = "am_"
 ROLES = {"agent": principal_pb2.KEY_ROLE_AGENT, "admin": principal_pb2.KEY_ROLE_ADMIN}
@@ -52,10 +55,14 @@ def _hash(secret: str) -> bytes:
 
 
 class ApiKeys:
-    def __init__(self, pool: asyncpg.Pool, *, cache_seconds: float = 30.0) -> None:
+    def __init__(self, pool: asyncpg.Pool, invalidations: Invalidations | None = None, *,
+                 cache_seconds: float = 30.0) -> None:
         self._pool = pool
         self._cache_seconds = cache_seconds
         self._verified: dict[str, tuple[ApiKey, float]] = {}
+        self._invalidations = invalidations
+        if invalidations is not None:
+            invalidations.on(API_KEYS, self._forget, self._verified.clear)
 
     async def create(self, account_id: str, name: str, role: str) -> IssuedKey:
         if role not in ROLES:
@@ -68,11 +75,16 @@ class ApiKeys:
         return IssuedKey(key_id, account_id, role, f"{PREFIX}{key_id}_{secret}")
 
     async def revoke(self, key_id: str) -> bool:
-        status = await self._pool.execute(
-            "UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", key_id)
-        self._verified = {k: v for k, v in self._verified.items() if not k.startswith(
-            f"{PREFIX}{key_id}_")}
-        return status.endswith(" 1")
+        revoked = await self._pool.fetch(
+            "WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1"
+            f" AND revoked_at IS NULL RETURNING id) SELECT pg_notify('{API_KEYS}', id)"
+            " FROM revoked", key_id)
+        self._forget(key_id)
+        return len(revoked) == 1
+
+    def _forget(self, key_id: str) -> None:
+        for key in [k for k in self._verified if k.startswith(f"{PREFIX}{key_id}_")]:
+            del self._verified[key]
 
     async def list(self, account_id: str) -> list[asyncpg.Record]:
         return await self._pool.fetch(
@@ -92,11 +104,16 @@ class ApiKeys:
         if cached and time.monotonic() - cached[1] < self._cache_seconds:
             return cached[0]
         key_id, _, secret = key[len(PREFIX):].partition("_")
+        generation = self._generation()
         row = await self._pool.fetchrow(
             "SELECT account_id, role, secret_hash FROM api_keys WHERE id = $1"
             " AND revoked_at IS NULL", key_id)
         if row is None or not hmac.compare_digest(bytes(row["secret_hash"]), _hash(secret)):
             raise Unauthenticated("unknown or revoked API key", reason="API_KEY_INVALID")
         verified = ApiKey(key_id, row["account_id"], row["role"])
-        self._verified[key] = (verified, time.monotonic())
+        if generation == self._generation():  # not revoked while it was read
+            self._verified[key] = (verified, time.monotonic())
         return verified
+
+    def _generation(self) -> int:
+        return 0 if self._invalidations is None else self._invalidations.generation

@@ -54,7 +54,13 @@ class GatewayDependencies:
                                   "Transcript search's replicas (as above).")
     key_cache_seconds: float = setting(
         "KEY_CACHE_SECONDS", 30.0, "How long a verified API key is trusted without a lookup "
-        "(a revoked key stops working within this time).")
+        "(a revoked key stops working at once on every replica that hears the revocation "
+        "through PostgreSQL NOTIFY, and within this time on the others).")
+    thread_cache_seconds: float = setting(
+        "THREAD_CACHE_SECONDS", 30.0, "How long a thread record (owner, metadata) is used "
+        "without reading it again. Deleting a thread or changing its metadata reaches every "
+        "replica at once through PostgreSQL NOTIFY; this bounds only a replica whose "
+        "listening connection stalls without breaking.")
     settings_cache_seconds: float = setting(
         "SETTINGS_CACHE_SECONDS", 5.0, "How long an agent's Memory binding (agent memory's "
         "memory_bound and memory_enabled settings) is used without asking again: a change "

@@ -245,3 +245,56 @@ async def test_the_episode_is_handed_over_once_per_run(learning):
     assert (episode.run_id, episode.thread_id, episode.outcome) == ("run-1", "t", "succeeded")
     assert episode.task == "Book me a flight to Porto next Friday"
     assert "search_flights" in episode.summary and "Outcome: succeeded." in episode.summary
+
+
+async def pinned_says_recallable(learning, principal=None) -> bool:
+    return (await learning.memory.ListPinned(memory_pb.ListPinnedRequest(
+        principal=principal or who()))).procedures_recallable
+
+
+async def test_list_pinned_says_whether_the_caller_has_procedures_to_recall(learning):
+    assert not await pinned_says_recallable(learning)
+    await record(learning)
+    assert await pinned_says_recallable(learning)
+    assert not await pinned_says_recallable(learning, who("bob"))  # ana's own procedure
+    assert not await pinned_says_recallable(learning, who(agent="other"))
+    assert not await pinned_says_recallable(learning, who(account="other"))
+    [procedure] = await learning.procedures()
+    await learning.stub.DeleteProcedure(pb.DeleteProcedureRequest(
+        principal=who(), procedure_id=procedure.id))
+    assert not await pinned_says_recallable(learning)
+    await record(learning, n=1, thread="t2")
+    await learning.memory.UpdateAccountSettings(memory_pb.UpdateAccountSettingsRequest(
+        principal=who(role=ADMIN), settings=memory_pb.AccountSettings(memory_enabled=False),
+        update_mask={"paths": ["memory_enabled"]}))
+    assert not await pinned_says_recallable(learning)  # memory off turns procedures off
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it embeds."""
+
+    def __init__(self, embedder) -> None:
+        self._embedder = embedder
+        self.texts: list[str] = []
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
+
+    async def embed_documents(self, texts):
+        self.texts += texts
+        return await self._embedder.embed_documents(texts)
+
+
+async def test_a_task_is_embedded_only_when_there_is_something_to_recall_and_only_once(learning):
+    procedures = learning.service.learning.service._procedures
+    embedder = procedures._embedder = CountingEmbedder(procedures._embedder)
+    task = "Book a flight to Porto for next Friday"
+    assert not (await recall(learning, task)).procedures
+    assert embedder.texts == []  # the agent has no procedure: nothing to compare with
+    await record(learning)
+    embedder.texts.clear()
+    first, again = await recall(learning, task), await recall(learning, task)
+    assert embedder.texts == [task]  # the same latest user message: the same vector
+    assert [p.procedure.id for p in again.procedures] == [
+        p.procedure.id for p in first.procedures] and len(first.procedures) == 1
+    assert first.procedures[0].similarity == again.procedures[0].similarity

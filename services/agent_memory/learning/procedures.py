@@ -15,7 +15,11 @@ per account and environment, under the same visibility filter as memories);
 PostgreSQL re-checks visibility, liveness and recallability and the exact
 cosine similarity decides: at least ``MIN_SIMILARITY``, best first, at most
 three. Procedures not yet in the index are compared directly, so a recorded
-procedure is recallable at once.
+procedure is recallable at once. A task's embedding is kept (the newest
+``TASK_VECTORS`` tasks): every model call of a turn asks again with the same
+latest user message, and the model is deterministic, so the vector is the same.
+A recall recorded for a run is recorded once (the first recall's time stands),
+so each replica writes it once and then remembers that it did.
 
 Scoring: a run that recalled a procedure and then succeeded counts for it; a
 thumbs down on that run's reply counts against it (a thumbs up for it); two
@@ -32,6 +36,7 @@ from collections.abc import Sequence
 from uuid import UUID
 
 import numpy
+from cachetools import LRUCache
 
 from libs.embeddings import Embedder
 from libs.errors import NotFound, PermissionDenied
@@ -59,6 +64,8 @@ MIN_SIMILARITY = 0.8
 SKILL_AFTER_SUCCESSES = 3
 KIND = "procedure"
 _CANDIDATES = 20
+TASK_VECTORS = 1024  # 1,024 bge-small vectors: about 1.5 MB
+RECORDED_USES = 4096
 
 
 def collection(account_id: str, environment: str, embedder: Embedder) -> str:
@@ -98,6 +105,8 @@ class Procedures:
         self._embedder = embedder
         self._suggestions = suggestions
         self._clock = clock
+        self._task_vectors: LRUCache[str, list[float]] = LRUCache(TASK_VECTORS)
+        self._recorded_uses: LRUCache[tuple, bool] = LRUCache(RECORDED_USES)
 
     # -- recording -----------------------------------------------------------------------
 
@@ -165,7 +174,7 @@ class Procedures:
                      run: tuple[str, str] | None) -> list[Recalled]:
         """Up to ``limit`` (at most three) procedures for ``task``; with a (thread, run),
         the recall is recorded for scoring."""
-        [query] = await self._embedder.embed_documents([task])
+        query = await self._task_vector(task)
         ids: list[UUID] = []
         name = collection(actor.account_id, actor.environment, self._embedder)
         where = IndexFilter(actor.agent_id, actor.user_id, self._clock.now().timestamp(), (KIND,))
@@ -190,9 +199,24 @@ class Procedures:
                                    str(r.procedure.id)))
         found = scored[:min(limit, MAX_RECALL)]
         if run is not None and found:
-            await self._store.record_uses(actor, run[0], run[1], [r.procedure.id for r in found],
-                                          self._clock.now())
+            await self._record_uses(actor, run, [r.procedure.id for r in found])
         return found
+
+    async def _record_uses(self, actor: Actor, run: tuple[str, str], ids: list[UUID]) -> None:
+        uses = [(actor.account_id, actor.environment, actor.agent_id, *run, i) for i in ids]
+        new = [use for use in uses if use not in self._recorded_uses]
+        if new:
+            await self._store.record_uses(actor, run[0], run[1], [use[-1] for use in new],
+                                          self._clock.now())
+            for use in new:
+                self._recorded_uses[use] = True
+
+    async def _task_vector(self, task: str) -> list[float]:
+        vector = self._task_vectors.get(task)
+        if vector is None:
+            [vector] = await self._embedder.embed_documents([task])
+            self._task_vectors[task] = vector
+        return vector
 
     # -- scoring -------------------------------------------------------------------------
 

@@ -59,11 +59,15 @@ class Learning:
             raise InvalidArgument("task", "required")
         if len(task) > MAX_TASK_CHARS:
             raise InvalidArgument("task", f"at most {MAX_TASK_CHARS} characters")
-        _, enabled = await self._memory.agent_settings(actor)
-        if not enabled:  # memory off turns procedures off
+        if not await self.recallable(actor):  # nothing to compare: no embedding
             return [], ""
         found = await self._procedures.recall(actor, task, limit, run)
         return found, render(found)
+
+    async def recallable(self, actor: Actor) -> bool:
+        """Whether :meth:`recall` could find anything for the caller (memory off turns
+        procedures off)."""
+        return await self._store.any_recallable(actor)
 
     async def rate(self, actor: Actor, thread_id: str, run_id: str,
                    rating: str) -> list[UUID]:

@@ -343,6 +343,16 @@ class LearningStore:
             state)
         return _procedure(row)
 
+    async def any_recallable(self, actor: Actor) -> bool:
+        """Whether a recall could find anything: memory is on for the account and the
+        caller sees a live, recallable procedure of its agent (one index probe)."""
+        q = Query()
+        return await self._pool.fetchval(
+            f"SELECT EXISTS (SELECT 1 FROM procedures WHERE {_mine(q, actor)}"
+            " AND deleted_at IS NULL AND recallable) AND NOT EXISTS (SELECT 1 FROM"
+            f" account_settings WHERE account_id = {q(actor.account_id)} AND NOT memory_enabled)",
+            *q.args)
+
     async def recall_candidates(self, actor: Actor, ids: Sequence[UUID],
                                 unindexed: int) -> list[tuple[Procedure, bytes]]:
         """Live, recallable procedures the caller sees: those ``ids``, and up to

@@ -439,12 +439,14 @@ class ListPinnedRequest(_message.Message):
     def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ...) -> None: ...
 
 class ListPinnedResponse(_message.Message):
-    __slots__ = ("entries", "blocks")
+    __slots__ = ("entries", "blocks", "procedures_recallable")
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    PROCEDURES_RECALLABLE_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[Entry]
     blocks: _containers.RepeatedCompositeFieldContainer[Entry]
-    def __init__(self, entries: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ..., blocks: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ...) -> None: ...
+    procedures_recallable: bool
+    def __init__(self, entries: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ..., blocks: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ..., procedures_recallable: _Optional[bool] = ...) -> None: ...
 
 class GetEntryRequest(_message.Message):
     __slots__ = ("principal", "key")

@@ -243,8 +243,9 @@ class AgentMemoryServiceServicer:
     def ListPinned(self, request, context):
         """The pinned entries for the caller: user_profile, importance >= 0.7,
         visible, not expired, by importance then recency, at most 10; and the
-        blocks of every visible scope. Memory disabled: nothing, and no error.
-        Errors: INVALID_ARGUMENT (principal.*).
+        blocks of every visible scope; and whether procedures could be recalled.
+        Memory disabled: nothing, and no error. Errors: INVALID_ARGUMENT
+        (principal.*).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

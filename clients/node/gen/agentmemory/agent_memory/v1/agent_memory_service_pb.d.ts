@@ -875,6 +875,16 @@ export declare type ListPinnedResponse = Message<"agentmemory.agent_memory.v1.Li
    * @generated from field: repeated agentmemory.agent_memory.v1.Entry blocks = 2;
    */
   blocks: Entry[];
+
+  /**
+   * Whether LearningService.RecallProcedures could find anything for the
+   * caller: memory is on for the account and the caller sees a live,
+   * recallable procedure of its agent. False: a context builder skips the
+   * recall (and the task's embedding).
+   *
+   * @generated from field: bool procedures_recallable = 3;
+   */
+  proceduresRecallable: boolean;
 };
 
 /**
@@ -2338,8 +2348,9 @@ export declare const AgentMemoryService: GenService<{
   /**
    * The pinned entries for the caller: user_profile, importance >= 0.7,
    * visible, not expired, by importance then recency, at most 10; and the
-   * blocks of every visible scope. Memory disabled: nothing, and no error.
-   * Errors: INVALID_ARGUMENT (principal.*).
+   * blocks of every visible scope; and whether procedures could be recalled.
+   * Memory disabled: nothing, and no error. Errors: INVALID_ARGUMENT
+   * (principal.*).
    *
    * @generated from rpc agentmemory.agent_memory.v1.AgentMemoryService.ListPinned
    */

@@ -152,6 +152,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
     add_message "agentmemory.agent_memory.v1.ListPinnedResponse" do
       repeated :entries, :message, 1, "agentmemory.agent_memory.v1.Entry"
       repeated :blocks, :message, 2, "agentmemory.agent_memory.v1.Entry"
+      optional :procedures_recallable, :bool, 3
     end
     add_message "agentmemory.agent_memory.v1.GetEntryRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"

@@ -56,8 +56,9 @@ module Agentmemory
           rpc :Forget, ::Agentmemory::AgentMemory::V1::ForgetRequest, ::Agentmemory::AgentMemory::V1::ForgetResponse
           # The pinned entries for the caller: user_profile, importance >= 0.7,
           # visible, not expired, by importance then recency, at most 10; and the
-          # blocks of every visible scope. Memory disabled: nothing, and no error.
-          # Errors: INVALID_ARGUMENT (principal.*).
+          # blocks of every visible scope; and whether procedures could be recalled.
+          # Memory disabled: nothing, and no error. Errors: INVALID_ARGUMENT
+          # (principal.*).
           rpc :ListPinned, ::Agentmemory::AgentMemory::V1::ListPinnedRequest, ::Agentmemory::AgentMemory::V1::ListPinnedResponse
           # Errors: INVALID_ARGUMENT (key), NOT_FOUND (reason ENTRY_NOT_FOUND).
           rpc :GetEntry, ::Agentmemory::AgentMemory::V1::GetEntryRequest, ::Agentmemory::AgentMemory::V1::GetEntryResponse

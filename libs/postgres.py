@@ -1,0 +1,21 @@
+"""The services' PostgreSQL connection pools (asyncpg)."""
+
+from __future__ import annotations
+
+import asyncpg
+
+
+async def create_pool(dsn: str, *, min_size: int, max_size: int,
+                      command_timeout: float = 10) -> asyncpg.Pool:
+    return await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size,
+                                     command_timeout=command_timeout, reset=_keep_session)
+
+
+async def _keep_session(connection: asyncpg.Connection) -> None:
+    """Nothing to reset when a connection goes back to its pool.
+
+    asyncpg's default reset is one more round trip per query (``RESET ALL``,
+    ``UNLISTEN *``, ``CLOSE ALL``, ``pg_advisory_unlock_all()``) for session state
+    no service leaves behind: no ``SET``, no ``LISTEN``, no cursor outside a
+    transaction, only transaction-scoped advisory locks. An open transaction is
+    still rolled back (asyncpg does that before calling this)."""

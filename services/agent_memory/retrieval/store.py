@@ -292,12 +292,26 @@ class RetrievalStore:
 
     async def by_kind(self, actor: Actor, view: View, kinds: Sequence[Kind],
                       limit: int) -> list[Hit]:
-        """The type leg and routed queries: newest first (score: creation time, epoch s)."""
+        """The type leg and routed queries: newest first (score: creation time, epoch s).
+        Current memories are read as one ordered index range per kind and visible part
+        (memory_entries_by_kind), merged: a page costs the same however many memories
+        the account holds."""
         q = Query()
+        if view.versions:
+            rows = await self._pool.fetch(
+                f"SELECT m.id, extract(epoch FROM m.created_at) AS score FROM {view.source()}"
+                f" WHERE {view.where(q, actor, kinds)}"
+                f" ORDER BY m.created_at DESC, m.id LIMIT {q(limit)}", *q.args)
+            return _hits(rows)
+        order = "created_at DESC, id"
+        pages = [sql.visible_page(q, actor, select="id, created_at", table="memory_entries",
+                                  where=[*view.conditions(q, None, alias=""),
+                                         f"kind = {q(str(kind))}"], order=order, limit=limit)
+                 for kind in kinds]
         rows = await self._pool.fetch(
-            f"SELECT m.id, extract(epoch FROM m.created_at) AS score FROM {view.source()}"
-            f" WHERE {view.where(q, actor, kinds)}"
-            f" ORDER BY m.created_at DESC, m.id LIMIT {q(limit)}", *q.args)
+            f"SELECT id, extract(epoch FROM created_at) AS score FROM"
+            f" ({' UNION ALL '.join(f'({page})' for page in pages)}) AS newest"
+            f" ORDER BY {order} LIMIT {q(limit)}", *q.args)
         return _hits(rows)
 
     async def episodes(self, actor: Actor, view: View, kinds: Sequence[Kind], text: str,

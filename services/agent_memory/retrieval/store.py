@@ -327,31 +327,33 @@ class RetrievalStore:
     async def episodes(self, actor: Actor, view: View, kinds: Sequence[Kind], text: str,
                        episodes: int, limit: int) -> tuple[list[EpisodeRow], list[Hit]]:
         """Episodes whose summary sentences match the query (best sentence's ts_rank_cd),
-        and the memories their runs produced, ranked by their episode's rank."""
+        and the memories their runs produced, ranked by their episode's rank (one
+        statement: the episodes' rows, then the memories', each in order)."""
         q = Query()
         query = _tsquery(q, text)
         ep = "ep"
-        matched = await self._pool.fetch(
-            f"SELECT {ep}.id, {ep}.thread_id, {ep}.run_id, {ep}.outcome, {ep}.task, {ep}.summary,"
-            f" {ep}.finished_at, max(ts_rank_cd(s.search, query)) AS score"
-            f" FROM episode_sentences s JOIN episodes {ep} ON {ep}.account_id = s.account_id"
-            f" AND {ep}.environment = s.environment AND {ep}.id = s.episode_id, {query} query"
+        rows = await self._pool.fetch(
+            f"WITH matched AS (SELECT {ep}.id, {ep}.thread_id, {ep}.run_id, {ep}.outcome,"
+            f" {ep}.task, {ep}.summary, {ep}.finished_at, max(ts_rank_cd(s.search, query))"
+            f" AS score FROM episode_sentences s JOIN episodes {ep}"
+            f" ON {ep}.account_id = s.account_id AND {ep}.environment = s.environment"
+            f" AND {ep}.id = s.episode_id, {query} query"
             f" WHERE s.account_id = {q(actor.account_id)} AND s.environment ="
             f" {q(actor.environment)} AND s.search @@ query AND {visible(q, actor, ep)}"
             f" AND {ep}.recorded_at <= {q(view.at)}"
             f" GROUP BY {ep}.account_id, {ep}.environment, {ep}.id"
-            f" ORDER BY score DESC, {ep}.id LIMIT {q(episodes)}", *q.args)
-        found = [_episode(r, float(r["score"])) for r in matched]
-        if not found:
-            return [], []
-        q = Query()
-        rows = await self._pool.fetch(
-            f"SELECT m.id, r.score FROM {view.source()} JOIN unnest({q([e.thread_id for e in found])}"
-            f"::text[], {q([e.run_id for e in found])}::text[], {q([e.score for e in found])}"
-            f"::float8[]) AS r(thread_id, run_id, score) ON m.source_thread_id = r.thread_id"
-            f" AND m.source_run_id = r.run_id WHERE {view.where(q, actor, kinds)}"
-            f" ORDER BY r.score DESC, m.importance DESC, m.id LIMIT {q(limit)}", *q.args)
-        return found, _hits(rows)
+            f" ORDER BY score DESC, {ep}.id LIMIT {q(episodes)}),"
+            f" produced AS (SELECT m.id, m.importance, r.score FROM {view.source()} JOIN matched r"
+            f" ON m.source_thread_id = r.thread_id AND m.source_run_id = r.run_id"
+            f" WHERE {view.where(q, actor, kinds)}"
+            f" ORDER BY r.score DESC, m.importance DESC, m.id LIMIT {q(limit)})"
+            f" SELECT 0 AS part, row_number() OVER (ORDER BY score DESC, id) AS position, *,"
+            f" NULL::uuid AS memory_id FROM matched"
+            f" UNION ALL SELECT 1, row_number() OVER (ORDER BY score DESC, importance DESC, id),"
+            f" NULL, NULL, NULL, NULL, NULL, NULL, NULL, score, id FROM produced", *q.args)
+        rows = sorted(rows, key=lambda r: (r["part"], r["position"]))
+        return ([_episode(r, float(r["score"])) for r in rows if r["part"] == 0],
+                [Hit(r["memory_id"], float(r["score"])) for r in rows if r["part"] == 1])
 
     # -- the filter stage and what scoring reads -----------------------------------
 

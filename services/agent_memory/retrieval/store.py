@@ -72,10 +72,37 @@ class Signals:
     failures: int = 0
 
 
-@dataclass(frozen=True)
 class Candidate:
-    entry: Entry
-    signals: Signals
+    """A memory a leg found, with its signals. Scoring reads its creation time,
+    importance and confidence; the whole Entry is built from the row when first read
+    (most candidates are scored and dropped: only the top N are delivered)."""
+
+    __slots__ = ("_entry", "_row", "signals")
+
+    def __init__(self, entry: Entry | None, signals: Signals,
+                 row: asyncpg.Record | None = None) -> None:
+        self._entry, self._row, self.signals = entry, row, signals
+
+    @property
+    def entry(self) -> Entry:
+        if self._entry is None:
+            self._entry = sql.entry(self._row)
+        return self._entry
+
+    @property
+    def created_at(self) -> datetime:
+        return self._read("created_at")
+
+    @property
+    def importance(self) -> float:
+        return self._read("importance")
+
+    @property
+    def confidence(self) -> float:
+        return self._read("confidence")
+
+    def _read(self, field: str):
+        return getattr(self._entry, field) if self._entry is not None else self._row[field]
 
 
 @dataclass(frozen=True)
@@ -178,10 +205,10 @@ def _select(q: Query, actor: Actor, view: View, conditions: list[str],
 
 
 def _candidate(row) -> Candidate:
-    return Candidate(sql.entry(row), Signals(
+    return Candidate(None, Signals(
         row["is_superseded"], row["contradicted"], row["recall_count"],
         row["last_recalled_at"], row["helpful"], row["unhelpful"], row["successes"],
-        row["failures"]))
+        row["failures"]), row)
 
 
 def _hits(rows) -> list[Hit]:

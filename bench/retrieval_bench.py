@@ -209,6 +209,41 @@ class Variant:
     pg_cpu: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
 
 
+async def copy_data(postgres: EmbeddedPostgres, master: Path, variants: list[Variant]) -> None:
+    """Each variant gets its own copy of the data: a database made from the template and
+    a copy of the index (two processes may not open one index folder)."""
+    admin = await asyncpg.connect(postgres.dsn)
+    try:
+        for variant in variants:
+            await admin.execute(f"DROP DATABASE IF EXISTS {variant.database}")
+            await admin.execute(f"CREATE DATABASE {variant.database} TEMPLATE {TEMPLATE}")
+            shutil.rmtree(variant.index_dir, ignore_errors=True)
+            shutil.copytree(master, variant.index_dir)
+    finally:
+        await admin.close()
+
+
+async def settle(postgres: EmbeddedPostgres, quiet_seconds: float = 3.0,
+                 longest: float = 300.0) -> None:
+    """Wait until PostgreSQL has had nothing to do for a few seconds: each service's
+    start-up work (migrations, a first hygiene pass over the old memories) would
+    otherwise land in the first measurements."""
+    admin = await asyncpg.connect(postgres.dsn)
+    try:
+        quiet_since, deadline = time.monotonic(), time.monotonic() + longest
+        while time.monotonic() < deadline:
+            busy = await admin.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE state <> 'idle'"
+                " AND backend_type = 'client backend' AND pid <> pg_backend_pid()")
+            if busy:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet_seconds:
+                return
+            await asyncio.sleep(0.2)
+    finally:
+        await admin.close()
+
+
 def process_cpu(pids: list[int]) -> float:
     """User + system CPU seconds of these processes (and their threads) so far."""
     total = 0.0
@@ -323,28 +358,16 @@ async def main(args: argparse.Namespace) -> None:
         checkouts = [("this checkout", ROOT)]
         if args.baseline:
             checkouts.insert(0, ("baseline", args.baseline.resolve()))
-        admin = await asyncpg.connect(postgres.dsn)
-        try:
-            for number, (label, root) in enumerate(checkouts):
-                database = f"bench_{number}"
-                await admin.execute(f"DROP DATABASE IF EXISTS {database}")
-                await admin.execute(f"CREATE DATABASE {database} TEMPLATE {TEMPLATE}")
-                index_dir = workdir / f"qdrant-{number}"
-                shutil.rmtree(index_dir, ignore_errors=True)
-                shutil.copytree(master, index_dir)
-                caches = [("", {})] if label == "baseline" else [
-                    (", query cache", {}), (", no query cache", {"EMBEDDINGS_CACHE_SIZE": "0"})]
-                for suffix, env in caches:
-                    # Two processes may not open one index folder: each gets a copy.
-                    own = index_dir if not suffix.startswith(", no") else workdir / "qdrant-nc"
-                    if own != index_dir:
-                        shutil.rmtree(own, ignore_errors=True)
-                        shutil.copytree(master, own)
-                    variants.append(Variant(label + suffix, root, env, database, own))
-        finally:
-            await admin.close()
+        for label, root in checkouts:
+            caches = [("", {})] if label == "baseline" else [
+                (", query cache", {}), (", no query cache", {"EMBEDDINGS_CACHE_SIZE": "0"})]
+            for suffix, env in caches:
+                variants.append(Variant(label + suffix, root, env, f"bench_{len(variants)}",
+                                        workdir / f"qdrant-{len(variants)}"))
+        await copy_data(postgres, master, variants)
         for variant in variants:
             await start(variant, postgres)
+        await settle(postgres)
         await run(variants, postgres, sizes, args.calls, args.rounds)
     finally:
         for variant in variants:

@@ -10,18 +10,40 @@ Loading 100k memories through AddMemory would spend most of an hour
 embedding on the CPU, so they are written straight into PostgreSQL (with
 their entities, as the projector extracts them) and the index: the first
 1,000 texts are embedded for real, the rest reuse those vectors with a
-little noise. The path measured is the real one.
+little noise. Then VACUUM ANALYZE, the state autovacuum keeps a live database
+in. The path measured is the real one.
+
+The calls cycle through eight queries. Agent memory keeps the vectors of
+recent queries (EMBEDDINGS_CACHE_SIZE), so after the first round every query
+is a cache hit; each size is therefore measured twice: with the cache (what a
+repeated query costs) and without it (EMBEDDINGS_CACHE_SIZE=0: every call
+embeds its query).
+
+``--baseline DIR`` measures another checkout of the code too (for instance
+``git archive <commit> | tar -x -C DIR``) on an identical copy of the data (a
+database made from the same template, a copy of the index), interleaving the
+two in rounds so that both see the same load from the rest of the machine.
+``--data-dir`` keeps the loaded data for the next run. ``--hnsw`` builds the
+index's HNSW graphs after loading (qdrant-edge builds none by itself: every
+query of the embedded index is then a filtered full scan).
+
+Per variant and size: p50, p99, CPU per call of the agent-memory process and
+of PostgreSQL, and the median stage timings of the calls that ask for
+``explain`` (every tenth); the machine's load averages while it ran.
 
     python -m bench.retrieval_bench [--sizes 1000,10000,100000] [--calls 200]
+        [--rounds 4] [--baseline DIR] [--data-dir DIR] [--hnsw]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,6 +51,7 @@ import tempfile
 import time
 import uuid
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -44,7 +67,6 @@ from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
 from services.agent_memory import index as vector_index
 from services.agent_memory import sparse
-from services.agent_memory.app import MIGRATIONS
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.retrieval import entities
 from tests.support.ports import free_port
@@ -68,6 +90,7 @@ QUERIES = ["how are invoice numbers generated", "who changed the deploy windows"
            "what did Ana Lopes decide about backups", "rate limits of the Zephyr API",
            "problems with database migrations in Atlas", "on-call rotation preferences",
            "what happened with SSO login", "cost reports for Borealis last quarter"]
+TEMPLATE = "bench_template"
 
 
 def text(i: int) -> str:
@@ -121,81 +144,246 @@ async def bulk_load(dsn: str, index: EdgeIndex, embedder: LocalEmbedder, account
         await connection.copy_records_to_table(
             "memory_entities", records=found,
             columns=["account_id", "environment", "memory_id", "norm", "name", "kind"])
-        await connection.execute("ANALYZE")
     finally:
         await connection.close()
 
 
-async def measure(stub, account: str, calls: int) -> tuple[float, float, dict]:
-    principal = principal_pb2.Principal(account_id=account, agent_id=AGENT)
-    latencies, stages = [], defaultdict(list)
-    for i in range(calls):
+def dsn_of(postgres: EmbeddedPostgres, database: str) -> str:
+    return postgres.dsn.rsplit("/", 1)[0] + f"/{database}"
+
+
+async def load_template(postgres: EmbeddedPostgres, index_dir: Path, sizes: list[int],
+                        migrations_dir: Path, hnsw: bool) -> None:
+    """The template database (the memories, migrated to ``migrations_dir``) and the index."""
+    admin = await asyncpg.connect(postgres.dsn)
+    try:
+        await admin.execute(f"CREATE DATABASE {TEMPLATE}")
+    finally:
+        await admin.close()
+    dsn = dsn_of(postgres, TEMPLATE)
+    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=2)
+    await migrations.apply(pool, "agent_memory", migrations_dir)
+    await pool.close()
+    embedder = LocalEmbedder()
+    base = await embedder.embed_documents([text(i) for i in range(min(1000, max(sizes)))])
+    index = EdgeIndex(index_dir)
+    for size in sizes:
+        await bulk_load(dsn, index, embedder, f"bench-{size}", size, base)
+    await index.close()
+    await embedder.close()
+    connection = await asyncpg.connect(dsn)
+    try:
+        await connection.execute("VACUUM ANALYZE")
+    finally:
+        await connection.close()
+    if hnsw:
+        build_hnsw(index_dir)
+
+
+def build_hnsw(index_dir: Path) -> None:
+    import qdrant_edge
+
+    for path in sorted(index_dir.iterdir()):
+        started = time.monotonic()
+        shard = qdrant_edge.EdgeShard.load(str(path))
+        shard.optimize()
+        shard.close()
+        print(f"HNSW of {path.name} built in {time.monotonic() - started:.0f} s", flush=True)
+
+
+@dataclass
+class Variant:
+    """One agent-memory process under measurement: a checkout, its settings, its data."""
+
+    label: str
+    root: Path
+    env: dict[str, str]
+    database: str
+    index_dir: Path
+    port: int = 0
+    process: subprocess.Popen | None = None
+    latencies: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    stages: dict[int, dict[str, list[float]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    cpu: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    pg_cpu: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+
+async def copy_data(postgres: EmbeddedPostgres, master: Path, variants: list[Variant]) -> None:
+    """Each variant gets its own copy of the data: a database made from the template and
+    a copy of the index (two processes may not open one index folder)."""
+    admin = await asyncpg.connect(postgres.dsn)
+    try:
+        for variant in variants:
+            await admin.execute(f"DROP DATABASE IF EXISTS {variant.database}")
+            await admin.execute(f"CREATE DATABASE {variant.database} TEMPLATE {TEMPLATE}")
+            shutil.rmtree(variant.index_dir, ignore_errors=True)
+            shutil.copytree(master, variant.index_dir)
+    finally:
+        await admin.close()
+
+
+async def settle(postgres: EmbeddedPostgres, quiet_seconds: float = 3.0,
+                 longest: float = 300.0) -> None:
+    """Wait until PostgreSQL has had nothing to do for a few seconds: each service's
+    start-up work (migrations, a first hygiene pass over the old memories) would
+    otherwise land in the first measurements."""
+    admin = await asyncpg.connect(postgres.dsn)
+    try:
+        quiet_since, deadline = time.monotonic(), time.monotonic() + longest
+        while time.monotonic() < deadline:
+            busy = await admin.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE state <> 'idle'"
+                " AND backend_type = 'client backend' AND pid <> pg_backend_pid()")
+            if busy:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet_seconds:
+                return
+            await asyncio.sleep(0.2)
+    finally:
+        await admin.close()
+
+
+def process_cpu(pids: list[int]) -> float:
+    """User + system CPU seconds of these processes (and their threads) so far."""
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def postgres_pids(postgres: EmbeddedPostgres) -> list[int]:
+    """The server and its backends (children of the postmaster)."""
+    root = postgres.process.pid
+    children = Path(f"/proc/{root}/task/{root}/children").read_text().split()
+    return [root, *map(int, children)]
+
+
+async def start(variant: Variant, postgres: EmbeddedPostgres) -> None:
+    variant.port = free_port()
+    paths = f"{variant.root}{os.pathsep}{variant.root / 'gen' / 'python'}"
+    env = {**os.environ, **variant.env, "PYTHONPATH": paths,
+           "AGENT_MEMORY_PORT": str(variant.port),
+           "AGENT_MEMORY_POSTGRES_DSN": dsn_of(postgres, variant.database),
+           "AGENT_MEMORY_INDEX_PATH": str(variant.index_dir), "LOG_LEVEL": "ERROR",
+           "AGENT_MEMORY_METRICS_PORT": "0"}
+    variant.process = subprocess.Popen(  # noqa: ASYNC220 - started once, before measuring
+        [sys.executable, "-m", "services.agent_memory"], cwd=variant.root, env=env)
+    while not is_serving(f"127.0.0.1:{variant.port}"):
+        if variant.process.poll() is not None:
+            raise SystemExit(f"agent memory ({variant.label}) failed to start")
+        await asyncio.sleep(0.2)
+
+
+async def measure(variant: Variant, stub, postgres: EmbeddedPostgres, size: int, calls: int,
+                  first: int) -> None:
+    principal = principal_pb2.Principal(account_id=f"bench-{size}", agent_id=AGENT)
+    pg = postgres_pids(postgres)
+    cpu, pg_cpu = process_cpu([variant.process.pid]), process_cpu(pg)
+    for i in range(first, first + calls):
         request = pb.RetrieveContextRequest(principal=principal, run_id=f"run-{i}",
                                             semantic_query=QUERIES[i % len(QUERIES)],
                                             explain=i % 10 == 0)
         started = time.perf_counter()
         reply = await stub.RetrieveContext(request)
-        latencies.append(time.perf_counter() - started)
+        variant.latencies[size].append(time.perf_counter() - started)
         if request.explain:
             for stage, ms in reply.diagnostics.stage_timings_ms.items():
-                stages[stage].append(ms)
+                variant.stages[size][stage].append(ms)
             for leg in reply.diagnostics.legs:
-                stages[f"leg {leg.leg}"].append(leg.elapsed_ms)
-    medians = {k: statistics.median(v) for k, v in stages.items()}
-    return percentile(latencies, 0.5), percentile(latencies, 0.99), medians
+                variant.stages[size][f"leg {leg.leg}"].append(leg.elapsed_ms)
+    variant.cpu[size].append((process_cpu([variant.process.pid]) - cpu) / calls * 1000)
+    variant.pg_cpu[size].append((process_cpu(pg) - pg_cpu) / calls * 1000)
 
 
-async def main(sizes: list[int], calls: int) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="retrieval-bench-"))
-    postgres = EmbeddedPostgres(workdir / "postgres", free_port()).start()
-    service = None
-    try:
-        pool = await asyncpg.create_pool(postgres.dsn, min_size=1, max_size=2)
-        await migrations.apply(pool, "agent_memory", MIGRATIONS)
-        await pool.close()
-        embedder = LocalEmbedder()
-        base = await embedder.embed_documents([text(i) for i in range(min(1000, max(sizes)))])
-        index = EdgeIndex(workdir / "qdrant")
-        started = time.monotonic()
+async def run(variants: list[Variant], postgres: EmbeddedPostgres, sizes: list[int],
+              calls: int, rounds: int) -> None:
+    async with contextlib.AsyncExitStack() as stack:
+        stubs = {}
+        for variant in variants:
+            channel = await stack.enter_async_context(
+                clients.channel(f"127.0.0.1:{variant.port}", default_timeout=30))
+            stubs[variant.label] = pb_grpc.RetrievalServiceStub(channel)
         for size in sizes:
-            await bulk_load(postgres.dsn, index, embedder, f"bench-{size}", size, base)
-        await index.close()
-        await embedder.close()
-        print(f"loaded {sum(sizes):,} memories in {time.monotonic() - started:.0f} s", flush=True)
+            loads = [os.getloadavg()[0]]
+            for variant in variants:  # warm caches and connections
+                await measure(variant, stubs[variant.label], postgres, size, 10, 0)
+                variant.latencies[size].clear()
+                variant.stages[size].clear()
+                variant.cpu[size].clear()
+                variant.pg_cpu[size].clear()
+            per_round = max(1, calls // rounds)
+            for round_number in range(rounds):
+                order = variants if round_number % 2 == 0 else variants[::-1]
+                for variant in order:
+                    await measure(variant, stubs[variant.label], postgres, size, per_round,
+                                  10 + round_number * per_round)
+                loads.append(os.getloadavg()[0])
+            report(variants, size, loads)
 
-        port = free_port()
-        env = {**os.environ, "AGENT_MEMORY_PORT": str(port),
-               "AGENT_MEMORY_POSTGRES_DSN": postgres.dsn,
-               "AGENT_MEMORY_INDEX_PATH": str(workdir / "qdrant"), "LOG_LEVEL": "WARNING"}
-        service = subprocess.Popen(  # noqa: ASYNC220 - started once, before measuring
-            [sys.executable, "-m", "services.agent_memory"], cwd=ROOT, env=env)
-        while not is_serving(f"127.0.0.1:{port}"):
-            if service.poll() is not None:
-                raise SystemExit("agent memory failed to start")
-            await asyncio.sleep(0.2)
-        async with clients.channel(f"127.0.0.1:{port}", default_timeout=30) as channel:
-            stub = pb_grpc.RetrievalServiceStub(channel)
-            print("| memories in the account | RetrieveContext p50 | p99 |")
-            print("|---|---|---|")
-            breakdowns = {}
-            for size in sizes:
-                await measure(stub, f"bench-{size}", 10)  # warm caches and connections
-                p50, p99, stages = await measure(stub, f"bench-{size}", calls)
-                breakdowns[size] = stages
-                print(f"| {size:,} | {p50:.1f} ms | {p99:.1f} ms |", flush=True)
-            for size, stages in breakdowns.items():
-                parts = ", ".join(f"{k} {v:.1f}" for k, v in sorted(stages.items()))
-                print(f"stage medians at {size:,} (ms): {parts}")
+
+def report(variants: list[Variant], size: int, loads: list[float]) -> None:
+    print(f"\n{size:,} memories (1-minute load average {min(loads):.1f}-{max(loads):.1f},"
+          f" mean {statistics.fmean(loads):.1f})")
+    print("| variant | p50 | p99 | CPU per call: agent memory | PostgreSQL |")
+    print("|---|---|---|---|---|")
+    for v in variants:
+        samples = v.latencies[size]
+        print(f"| {v.label} | {percentile(samples, 0.5):.1f} ms | {percentile(samples, 0.99):.1f}"
+              f" ms | {statistics.fmean(v.cpu[size]):.1f} ms |"
+              f" {statistics.fmean(v.pg_cpu[size]):.1f} ms |")
+    for v in variants:
+        parts = ", ".join(f"{k} {statistics.median(s):.1f}"
+                          for k, s in sorted(v.stages[size].items()))
+        print(f"stage medians, {v.label} (ms): {parts}")
+    sys.stdout.flush()
+
+
+async def main(args: argparse.Namespace) -> None:
+    sizes = [int(s) for s in args.sizes.split(",")]
+    workdir = args.data_dir or Path(tempfile.mkdtemp(prefix="retrieval-bench-"))
+    postgres = EmbeddedPostgres(workdir / "postgres", free_port()).start()
+    variants: list[Variant] = []
+    try:
+        master = workdir / "qdrant"
+        if not (workdir / "loaded").exists():
+            started = time.monotonic()
+            migrations_dir = (args.baseline or ROOT) / "services" / "agent_memory" / "migrations"
+            await load_template(postgres, master, sizes, migrations_dir, args.hnsw)
+            (workdir / "loaded").write_text(f"{sizes} hnsw={args.hnsw}\n")
+            print(f"loaded {sum(sizes):,} memories in {time.monotonic() - started:.0f} s",
+                  flush=True)
+        checkouts = [("this checkout", ROOT)]
+        if args.baseline:
+            checkouts.insert(0, ("baseline", args.baseline.resolve()))
+        for label, root in checkouts:
+            caches = [("", {})] if label == "baseline" else [
+                (", query cache", {}), (", no query cache", {"EMBEDDINGS_CACHE_SIZE": "0"})]
+            for suffix, env in caches:
+                variants.append(Variant(label + suffix, root, env, f"bench_{len(variants)}",
+                                        workdir / f"qdrant-{len(variants)}"))
+        await copy_data(postgres, master, variants)
+        for variant in variants:
+            await start(variant, postgres)
+        await settle(postgres)
+        await run(variants, postgres, sizes, args.calls, args.rounds)
     finally:
-        if service is not None:
-            service.terminate()
-            service.wait(timeout=30)
+        for variant in variants:
+            if variant.process is not None:
+                variant.process.terminate()
+                variant.process.wait(timeout=30)
         postgres.stop()
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--calls", type=int, default=200)
-    args = parser.parse_args()
-    uvloop.run(main([int(s) for s in args.sizes.split(",")], args.calls))
+    parser.add_argument("--calls", type=int, default=200, help="per variant and size")
+    parser.add_argument("--rounds", type=int, default=4, help="interleaved rounds per size")
+    parser.add_argument("--baseline", type=Path, help="another checkout to measure too")
+    parser.add_argument("--data-dir", type=Path, help="keep (or reuse) the loaded data here")
+    parser.add_argument("--hnsw", action="store_true", help="build the index's HNSW graphs")
+    uvloop.run(main(parser.parse_args()))

@@ -50,7 +50,7 @@ from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.model import Actor
 from services.agent_memory.projector import Projector
 from services.agent_memory.repository import Repository
-from services.agent_memory.retrieval import fusion, params
+from services.agent_memory.retrieval import fusion
 from services.agent_memory.retrieval.request import Overrides, RetrieveRequest
 from services.agent_memory.retrieval.search import SEARCHED, Searcher, SearchOutcome, rank
 from services.agent_memory.retrieval.store import Filters, RetrievalStore
@@ -129,19 +129,12 @@ async def prepare(searcher: Searcher, store: RetrievalStore, view: View,
     request = RetrieveRequest(run_id="bench", query=question.text, top_n=TOP, min_score=0.0,
                               raw=True)
     outcome = SearchOutcome()
-    routed = fusion.route(question.text)
-    depth = params.leg_depth(TOP)
-    if routed is not None:
-        outcome.route = f"type:{routed}"
-        results = {"type": await store.by_kind(actor, view, [routed], depth)}
-    else:
-        results = await searcher._search_legs(actor, request, view, depth, outcome)  # noqa: SLF001
-    ids = list({h.id for hits in results.values() for h in hits})
-    found = {c.entry.id: c for c in await store.candidates(
-        actor, view, SEARCHED, ids, Filters({}, None, None, None))}
-    vector = await searcher._vector(actor, view, question.text, TOP)  # noqa: SLF001
+    found = await searcher.collect(actor, request, view, outcome)
+    searched = await searcher._vector(actor, view, question.text, TOP)  # noqa: SLF001
+    vector = (await store.resolve(actor, view, SEARCHED, searched.hits, None, [],
+                                  Filters({}, None, None, None))).vector
     fulltext = await store.fulltext(actor, view, SEARCHED, question.text, TOP)
-    return Prepared(question, results, found, outcome.route,
+    return Prepared(question, found.results, found.candidates, outcome.route,
                     [keys[h.id] for h in vector], [keys[h.id] for h in fulltext])
 
 

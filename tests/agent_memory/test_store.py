@@ -149,4 +149,5 @@ async def test_migrations_are_versioned_and_applied_once(memory):
     assert [(r["service"], r["version"]) for r in rows] == [("agent_memory", 1),
                                                              ("agent_memory", 2),
                                                              ("agent_memory", 3),
-                                                             ("agent_memory", 4)]
+                                                             ("agent_memory", 4),
+                                                             ("agent_memory", 5)]

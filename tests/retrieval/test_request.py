@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncpg
 import grpc
 import pytest
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
@@ -96,12 +97,21 @@ async def test_rerank_with_assisted_mode_is_accepted(retrieval):
     assert found.diagnostics.reranker in ("skipped", "unavailable")
 
 
-async def test_a_disabled_account_retrieves_nothing(retrieval):
+async def test_a_disabled_account_retrieves_nothing_and_records_nothing(retrieval):
+    await retrieval.add("The deploy window opens on Tuesdays", key="deploys")
+    await retrieval.project()
     await retrieval.memory.stub.UpdateAccountSettings(memory_pb.UpdateAccountSettingsRequest(
         principal=ADMIN, settings=memory_pb.AccountSettings(memory_enabled=False),
         update_mask=field_mask_pb2.FieldMask(paths=["memory_enabled"])))
-    error = await rpc_error(retrieval.retrieve("anything"))
+    error = await rpc_error(retrieval.retrieve("when does the deploy window open"))
     assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "MEMORY_DISABLED")
+    connection = await asyncpg.connect(retrieval.memory.dsn)
+    try:
+        receipts = await connection.fetchval("SELECT count(*) FROM retrieval_receipts")
+        delivered = await connection.fetchval("SELECT sum(recall_count) FROM memory_entries")
+    finally:
+        await connection.close()
+    assert (receipts, delivered) == (0, 0)
 
 
 async def test_a_caller_with_a_user_may_not_name_another(retrieval):

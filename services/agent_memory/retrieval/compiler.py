@@ -12,11 +12,14 @@ the next, possibly shorter, one is tried.
 Tokens are counted with the journal's tokenizer (cl100k, ``libs.tokens``),
 per rendered line including its newline; a section's header is charged to
 it with its first item. The rendered text's token count is exactly
-``tokens_used``.
+``tokens_used``. A line's count is remembered by the line's text: a memory
+renders the same line until it (or its trust) changes, and then it is
+another line, so a count is never stale.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -28,6 +31,8 @@ SECTIONS = ("blocks", "userProfile", "platformEntries", "tenantFloors", "tenantE
             "procedures", "workspaceEntries", "relevantEpisodes", "sessionSummary",
             "sessionEntries")
 RESERVED = ("platformEntries", "tenantFloors")
+# Lines whose token counts are remembered (a request renders up to a few hundred).
+LINES_COUNTED = 8192
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,7 @@ class Compiled:
     reserved_tokens: int = 0
 
 
+@functools.lru_cache(maxsize=LINES_COUNTED)
 def line_tokens(line: str) -> int:
     return count_tokens(line + "\n")
 

@@ -18,6 +18,7 @@ score (what scores under 30% of the best result is dropped).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -44,8 +45,8 @@ class Scored:
     fused: Fused
     factors: tuple[Factor, ...]
 
-    @property
-    def final(self) -> float:
+    @functools.cached_property
+    def final(self) -> float:  # read by every comparison of the sort: computed once
         return sum(f.contribution for f in self.factors)
 
 
@@ -62,14 +63,14 @@ def score(candidates: list[tuple[Candidate, Fused]], overrides: Overrides, at: d
     weights = overrides.factor_weights
     scored = []
     for candidate, fused in candidates:
-        entry, signals = candidate.entry, candidate.signals
+        signals = candidate.signals
         factors = [
             Factor("rrf", fused.score / best, weights["rrf"]),
-            Factor("recency", recency(entry.created_at, at, anchor), weights["recency"]),
+            Factor("recency", recency(candidate.created_at, at, anchor), weights["recency"]),
             Factor("accessFreq", params.saturating(signals.recall_count, params.ACCESS_SATURATION),
                    weights["accessFreq"]),
-            Factor("importance", entry.importance, weights["importance"]),
-            Factor("confidence", entry.confidence, weights["confidence"]),
+            Factor("importance", candidate.importance, weights["importance"]),
+            Factor("confidence", candidate.confidence, weights["confidence"]),
         ]
         if overrides.value_aware:
             factors.append(Factor("utility", trust.utility(signals), overrides.utility_weight))

@@ -2,18 +2,23 @@
 
 Legs run concurrently (``asyncio.gather``), each timed:
 
-- vector: the query's dense embedding against the Qdrant index (dense leg
-  only, cosine), under the caller's visibility as a payload filter, then
-  re-checked in PostgreSQL (visibility and the view);
+- vector: the query's dense embedding (recent queries' vectors are cached by
+  the embedder) against the Qdrant index (dense leg only, cosine), under the
+  caller's visibility as a payload filter, then re-checked in PostgreSQL
+  (visibility and the view);
 - fulltext: PostgreSQL ``ts_rank_cd`` over a ``simple``-configuration
   tsvector of key and content (an OR of the query's words, stop words left out);
 - entity: memories naming the query's entities (extracted at write time);
 - episode: sentences of past runs' summaries matching the query, mapped to
   the memories those runs produced;
 - graph: two hops from the top 5 vector hits (memory -> entity -> memory, and
-  the memories they superseded); it waits for the vector leg, so it runs
-  chained to it inside the same gather;
+  the memories they superseded);
 - type: the newest memories of the kinds the query names.
+
+The vector leg's re-check, the graph leg (which needs it) and the loading of
+every candidate with the filters applied are one statement, run once the
+other legs and the index have answered: the steps after the index cost one
+round trip to PostgreSQL, not three.
 
 A query of at most five words naming one kind skips the legs: routed to that
 kind's list, newest first. An empty query searches nothing.
@@ -40,6 +45,7 @@ from services.agent_memory.retrieval.store import (
     Candidate,
     EpisodeRow,
     Filters,
+    GraphWalk,
     Hit,
     RetrievalStore,
 )
@@ -62,6 +68,20 @@ class LegReport:
 class Reranked:
     status: str  # skipped | unavailable | applied | failed
     scores: dict[UUID, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VectorSearch:
+    hits: list[Hit]  # the index's, in its order, not yet checked against PostgreSQL
+    elapsed_ms: float  # embedding and index query
+
+
+@dataclass(frozen=True)
+class Collected:
+    """Each leg's hits (by leg name) and the candidates among them that pass the filters."""
+
+    results: dict[str, list[Hit]]
+    candidates: dict[UUID, Candidate]
 
 
 @dataclass
@@ -96,25 +116,33 @@ class Searcher:
         outcome = SearchOutcome(adaptive=request.min_score is None)
         if not request.query:
             return outcome
-        depth = params.leg_depth(request.top_n)
-        routed = fusion.route(request.query)
-        if routed is not None:
-            outcome.route = f"type:{routed}"
-            results = await self._legs(outcome, {"type": lambda: self._store.by_kind(
-                actor, view, [routed], depth)}, request.overrides.leg_weights)
-        else:
-            results = await self._search_legs(actor, request, view, depth, outcome)
+        found = await self.collect(actor, request, view, outcome)
         started = time.perf_counter()
-        fused = fusion.rrf(results, request.overrides.leg_weights, request.overrides.rrf_k)
+        fused = fusion.rrf(found.results, request.overrides.leg_weights,
+                           request.overrides.rrf_k)
         outcome.timings["fusion"] = _ms(started)
         outcome.fused = len(fused)
-        await self._filter_and_score(actor, request, view, fused, outcome)
+        started = time.perf_counter()
+        rank(fused, found.candidates, request, view, outcome)
+        outcome.timings["score"] = _ms(started)
         if request.wants_rerank:
             await self._rerank(request, outcome)
         return outcome
 
-    async def _search_legs(self, actor: Actor, request: RetrieveRequest, view: View, depth: int,
-                           outcome: SearchOutcome) -> dict[str, list[Hit]]:
+    async def collect(self, actor: Actor, request: RetrieveRequest, view: View,
+                      outcome: SearchOutcome) -> Collected:
+        """Every leg's hits (routed: the type list alone) and the candidates they name."""
+        depth = params.leg_depth(request.top_n)
+        weights = request.overrides.leg_weights
+        filters = Filters(request.tags, request.agent_id, request.temporal_after,
+                          request.temporal_before)
+        routed = fusion.route(request.query)
+        if routed is not None:
+            outcome.route = f"type:{routed}"
+            results = await self._legs(outcome, {"type": lambda: self._store.by_kind(
+                actor, view, [routed], depth)}, weights)
+            return await self._resolve(actor, view, results, None, None, filters, outcome,
+                                       weights)
         text, grams, kinds = request.query, entities.query_grams(request.query), \
             fusion.named_kinds(request.query)
         if request.mode == Mode.ASSISTED:
@@ -123,20 +151,6 @@ class Searcher:
                 text = " ".join([text, *parsed.keywords])
                 grams += [g for name in parsed.entities for g in entities.query_grams(name)]
                 kinds = list(dict.fromkeys([*kinds, *(k for k in parsed.kinds if k in SEARCHED)]))
-        weights = request.overrides.leg_weights
-        # One vector search feeds the vector leg and seeds the graph leg (which uses it
-        # even when the vector leg itself is weighted out).
-        vector_search = None
-        if weights.get("vector", 1.0) > 0 or weights.get("graph", 1.0) > 0:
-            vector_search = asyncio.ensure_future(self._vector(actor, view, request.query, depth))
-
-        async def vector() -> list[Hit]:
-            return await vector_search
-
-        async def graph() -> list[Hit]:
-            seeds = [h.id for h in (await vector_search)[:params.GRAPH_SEEDS]]
-            return await self._store.graph(actor, view, SEARCHED, seeds,
-                                           params.GRAPH_MAX_ENTITY_FANOUT, depth)
 
         async def episode() -> list[Hit]:
             found, hits = await self._store.episodes(actor, view, SEARCHED, text,
@@ -145,23 +159,34 @@ class Searcher:
             return hits
 
         legs: dict[str, Callable[[], Awaitable[list[Hit]]]] = {
-            "vector": vector,
             "fulltext": lambda: self._store.fulltext(actor, view, SEARCHED, text, depth),
             "entity": lambda: self._store.entity(actor, view, SEARCHED, grams, depth),
             "episode": episode,
-            "graph": graph,
         }
         if kinds:
             legs["type"] = lambda: self._store.by_kind(actor, view, kinds, depth)
+        # One vector search feeds the vector leg and seeds the graph leg (which uses it
+        # even when the vector leg itself is weighted out); both are checked against the
+        # view in the statement that loads the candidates.
+        vector_search = None
+        if weights.get("vector", 1.0) > 0 or weights.get("graph", 1.0) > 0:
+            vector_search = asyncio.ensure_future(self._vector(actor, view, request.query,
+                                                               depth))
+        walk = (GraphWalk(params.GRAPH_SEEDS, params.GRAPH_MAX_ENTITY_FANOUT, depth)
+                if weights.get("graph", 1.0) > 0 else None)
         try:
-            return await self._legs(outcome, legs, weights)
+            results = await self._legs(outcome, legs, weights)
+            vector = await vector_search if vector_search is not None else None
         finally:
             if vector_search is not None and not vector_search.done():
                 vector_search.cancel()
+        return await self._resolve(actor, view, results, vector, walk, filters, outcome,
+                                   weights)
 
     async def _legs(self, outcome: SearchOutcome,
                     legs: dict[str, Callable[[], Awaitable[list[Hit]]]],
                     weights: dict[str, float]) -> dict[str, list[Hit]]:
+        """The legs not weighted out, concurrently, each timed and reported."""
         async def timed(name: str, run) -> list[Hit]:
             started = time.perf_counter()
             hits = await run()
@@ -173,12 +198,36 @@ class Searcher:
         started = time.perf_counter()
         found = await asyncio.gather(*(timed(n, r) for n, r in chosen.items()))
         outcome.timings["legs"] = _ms(started)
-        order = list(params.LEGS)
-        outcome.legs.sort(key=lambda r: order.index(r.leg.lower()) if r.leg.lower() in order
-                          else len(order))
         return dict(zip(chosen, found, strict=True))
 
-    async def _vector(self, actor: Actor, view: View, query: str, limit: int) -> list[Hit]:
+    async def _resolve(self, actor: Actor, view: View, results: dict[str, list[Hit]],
+                       vector: VectorSearch | None, walk: GraphWalk | None, filters: Filters,
+                       outcome: SearchOutcome, weights: dict[str, float]) -> Collected:
+        """The vector hits the caller may see, the graph leg, and the candidates of every
+        leg, in one statement (the filter stage); the vector and graph legs are reported
+        with what it found."""
+        started = time.perf_counter()
+        others = list(dict.fromkeys(h.id for hits in results.values() for h in hits))
+        resolved = await self._store.resolve(actor, view, SEARCHED,
+                                             vector.hits if vector is not None else None,
+                                             walk, others, filters)
+        outcome.timings["filter"] = _ms(started)
+        if vector is not None and weights.get("vector", 1.0) > 0:
+            results["vector"] = resolved.vector
+            outcome.legs.append(LegReport(params.LEG_LABELS["vector"], len(resolved.vector),
+                                          vector.elapsed_ms, weights.get("vector", 1.0)))
+        if walk is not None:
+            results["graph"] = resolved.graph
+            outcome.legs.append(LegReport(params.LEG_LABELS["graph"], len(resolved.graph),
+                                          outcome.timings["filter"], weights.get("graph", 1.0)))
+        order = list(params.LEGS)
+        outcome.legs.sort(key=lambda r: order.index(r.leg.lower()))
+        return Collected({name: results[name] for name in order if name in results},
+                         resolved.candidates)
+
+    async def _vector(self, actor: Actor, view: View, query: str, limit: int) -> VectorSearch:
+        """The index's nearest memories (checked against PostgreSQL by ``_resolve``)."""
+        started = time.perf_counter()
         name = vector_index.collection_name(actor.account_id, actor.environment,
                                             self._embedder.name)
         where = IndexFilter(actor.agent_id, actor.user_id, view.at.timestamp(),
@@ -188,21 +237,8 @@ class Searcher:
             hits: list[IndexHit] = await self._index.query_dense(name, dense, where, limit)
         except Exception as exc:  # the index or embedding API is down: the other legs answer
             logger.warning("vector leg unavailable: %s", exc)
-            return []
-        return await self._store.verified(actor, view, SEARCHED,
-                                          [Hit(h.id, h.score) for h in hits])
-
-    async def _filter_and_score(self, actor: Actor, request: RetrieveRequest, view: View,
-                                fused: list[fusion.Fused], outcome: SearchOutcome) -> None:
-        started = time.perf_counter()
-        filters = Filters(request.tags, request.agent_id, request.temporal_after,
-                          request.temporal_before)
-        found = await self._store.candidates(actor, view, SEARCHED, [f.id for f in fused],
-                                             filters)
-        outcome.timings["filter"] = _ms(started)
-        started = time.perf_counter()
-        rank(fused, {c.entry.id: c for c in found}, request, view, outcome)
-        outcome.timings["score"] = _ms(started)
+            hits = []
+        return VectorSearch([Hit(h.id, h.score) for h in hits], _ms(started))
 
     async def _parse(self, query: str, outcome: SearchOutcome) -> rerank.ParsedQuery | None:
         if self._model is None:

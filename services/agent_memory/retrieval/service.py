@@ -176,15 +176,13 @@ class Retrieval:
     async def retrieve(self, actor: Actor, request: RetrieveRequest) -> Context:
         started = time.perf_counter()
         actor = _acting_for(actor, request.user_id)
-        settings = await self._repository.account_settings(actor.account_id)
-        if not settings.memory_enabled:
-            raise FailedPrecondition("memory is disabled for this account",
-                                     reason="MEMORY_DISABLED")
         now = self._clock.now()
         view = View(now, request.as_of, request.as_of_axis)
-        budget = request.token_budget or settings.default_token_budget
-        context = Context(uuid.uuid4(), budget)
-        found, fixed, procedures, run_episode = await asyncio.gather(
+        # The account's settings are read alongside the reads (not before them): nothing
+        # is written, and nothing returned, until they say memory is enabled (procedure
+        # recall, which records a use, checks that itself).
+        settings, found, fixed, procedures, run_episode = await asyncio.gather(
+            self._repository.account_settings(actor.account_id),
             self._searcher.search(actor, request, view),
             self._fixed_sections(actor, request, view),
             self._procedures.relevant(
@@ -192,6 +190,10 @@ class Retrieval:
                 run=(request.thread_id, request.run_id) if request.thread_id else None)
             if request.query else _nothing(),
             self._store.run_episode(actor, request.thread_id, request.run_id))
+        if not settings.memory_enabled:
+            raise FailedPrecondition("memory is disabled for this account",
+                                     reason="MEMORY_DISABLED")
+        context = Context(uuid.uuid4(), request.token_budget or settings.default_token_budget)
         context.hidden_superseded = found.hidden_superseded
         workspace = [self._search_item(s, found, view, request.explain) for s in found.kept]
         if request.raw:

@@ -72,10 +72,37 @@ class Signals:
     failures: int = 0
 
 
-@dataclass(frozen=True)
 class Candidate:
-    entry: Entry
-    signals: Signals
+    """A memory a leg found, with its signals. Scoring reads its creation time,
+    importance and confidence; the whole Entry is built from the row when first read
+    (most candidates are scored and dropped: only the top N are delivered)."""
+
+    __slots__ = ("_entry", "_row", "signals")
+
+    def __init__(self, entry: Entry | None, signals: Signals,
+                 row: asyncpg.Record | None = None) -> None:
+        self._entry, self._row, self.signals = entry, row, signals
+
+    @property
+    def entry(self) -> Entry:
+        if self._entry is None:
+            self._entry = sql.entry(self._row)
+        return self._entry
+
+    @property
+    def created_at(self) -> datetime:
+        return self._read("created_at")
+
+    @property
+    def importance(self) -> float:
+        return self._read("importance")
+
+    @property
+    def confidence(self) -> float:
+        return self._read("confidence")
+
+    def _read(self, field: str):
+        return getattr(self._entry, field) if self._entry is not None else self._row[field]
 
 
 @dataclass(frozen=True)
@@ -86,6 +113,17 @@ class Filters:
     agent_id: str | None
     after: datetime | None
     before: datetime | None
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What the legs found, checked against the view in one statement: the vector hits
+    the caller may see (in the index's order), the graph leg's hits, and the
+    candidates (every hit that passes the filters, with its signals)."""
+
+    vector: list[Hit]
+    graph: list[Hit]
+    candidates: dict[UUID, Candidate]
 
 
 @dataclass(frozen=True)
@@ -138,10 +176,10 @@ class Section:
 
 
 def _select(q: Query, actor: Actor, view: View, conditions: list[str],
-            label: str = "''") -> str:
+            label: str = "''", columns: str = "", joins: str = "") -> str:
     """Memories of the view with what scoring and trust read: use counters (always the
     current row's), credit, and whether another visible live memory holds the same key
-    with other content."""
+    with other content (then ``columns``, after ``joins``)."""
     other = "o"
     rivals = (f"EXISTS (SELECT 1 FROM memory_entries {other} WHERE {visible(q, actor, other)}"
               f" AND {other}.key = m.key AND {other}.id <> m.id"
@@ -160,32 +198,73 @@ def _select(q: Query, actor: Actor, view: View, conditions: list[str],
             f" {counters}.last_recalled_at, {view.superseded(q)} AS is_superseded,"
             f" {rivals} AS contradicted, coalesce(u.helpful, 0) AS helpful,"
             f" coalesce(u.unhelpful, 0) AS unhelpful, coalesce(u.successes, 0) AS successes,"
-            f" coalesce(u.failures, 0) AS failures FROM {source}"
+            f" coalesce(u.failures, 0) AS failures{columns} FROM {source}{joins}"
             f" LEFT JOIN memory_utility u ON u.account_id = m.account_id"
             f" AND u.environment = m.environment AND u.memory_id = m.id"
             f" WHERE {' AND '.join(conditions)}")
 
 
 def _candidate(row) -> Candidate:
-    return Candidate(sql.entry(row), Signals(
+    return Candidate(None, Signals(
         row["is_superseded"], row["contradicted"], row["recall_count"],
         row["last_recalled_at"], row["helpful"], row["unhelpful"], row["successes"],
-        row["failures"]))
+        row["failures"]), row)
 
 
 def _hits(rows) -> list[Hit]:
     return [Hit(r["id"], float(r["score"])) for r in rows]
 
 
-def _distinct(rows, limit: int) -> list[Hit]:
+def _distinct(hits: list[Hit], limit: int) -> list[Hit]:
     """The hits of a leg whose scores come in ties (entity and graph legs), read with one
     row more than ``limit``: when the last tie group does not fit, the leg cannot tell
     its members apart, so it ranks none of them (rather than an arbitrary few)."""
-    hits = _hits(rows)
     if len(hits) <= limit:
         return hits
     cut = hits[limit].score
     return [h for h in hits[:limit] if h.score != cut]
+
+
+@dataclass(frozen=True)
+class GraphWalk:
+    """The graph leg's walk: from the first ``seeds`` verified vector hits, through
+    entities named by at most ``fanout`` memories, at most ``limit`` hits."""
+
+    seeds: int
+    fanout: int
+    limit: int
+
+
+def _graph(q: Query, actor: Actor, view: View, kinds: Sequence[Kind], account: str,
+           environment: str, walk: GraphWalk) -> str:
+    """The graph leg as CTEs over ``verified``: two hops from the seeds, memory -> entity
+    -> another memory (each pair of seed and shared entity counts one; entities named by
+    more than ``fanout`` memories are not walked), and memory -> the memories it
+    superseded (counts one). ``graph``: id, score, position (from 1), one row more than
+    the limit (see ``_distinct``)."""
+    return (f"seeds AS (SELECT id FROM verified ORDER BY position LIMIT {q(walk.seeds)}),"
+            f" named AS (SELECT e.memory_id AS seed, e.norm FROM memory_entities e"
+            f" WHERE e.account_id = {account} AND e.environment = {environment}"
+            f" AND e.memory_id IN (SELECT id FROM seeds)),"
+            f" walked AS MATERIALIZED (SELECT n.norm FROM (SELECT DISTINCT norm FROM named) n"
+            f" WHERE (SELECT"
+            f" count(*) FROM (SELECT 1 FROM memory_entities f WHERE f.account_id = {account}"
+            f" AND f.environment = {environment} AND f.norm = n.norm"
+            f" LIMIT {q(walk.fanout + 1)}) c) <= {q(walk.fanout)}),"
+            f" reached AS (SELECT e2.memory_id AS id FROM named n JOIN walked w USING (norm)"
+            f" JOIN memory_entities e2 ON e2.account_id = {account}"
+            f" AND e2.environment = {environment} AND e2.norm = n.norm"
+            f" AND e2.memory_id <> n.seed"
+            f" UNION ALL SELECT s.id FROM memory_entries s WHERE s.account_id = {account}"
+            f" AND s.environment = {environment}"
+            f" AND s.superseded_by IN (SELECT id FROM seeds)),"
+            f" walk AS (SELECT m.id, r.score FROM (SELECT id, count(*) AS score FROM reached"
+            f" GROUP BY id) r JOIN {view.source()} ON m.account_id = {account}"
+            f" AND m.environment = {environment} AND m.id = r.id"
+            f" WHERE {view.where(q, actor, kinds)}"
+            f" ORDER BY r.score DESC, m.id LIMIT {q(walk.limit + 1)}),"
+            f" graph AS (SELECT id, score, row_number() OVER (ORDER BY score DESC, id)"
+            f" AS position FROM walk)")
 
 
 def _episode(row, score: float = 0.0) -> EpisodeRow:
@@ -203,18 +282,6 @@ class RetrievalStore:
         self._pool = pool
 
     # -- the legs ------------------------------------------------------------------
-
-    async def verified(self, actor: Actor, view: View, kinds: Sequence[Kind],
-                       hits: Sequence[Hit]) -> list[Hit]:
-        """The vector leg's hits the caller may see in this view, in the index's order."""
-        if not hits:
-            return []
-        q = Query()
-        rows = await self._pool.fetch(
-            f"SELECT m.id FROM {view.source()} WHERE {view.where(q, actor, kinds)}"
-            f" AND m.id = ANY({q([h.id for h in hits])}::uuid[])", *q.args)
-        seen = {r["id"] for r in rows}
-        return [h for h in hits if h.id in seen]
 
     async def fulltext(self, actor: Actor, view: View, kinds: Sequence[Kind], text: str,
                        limit: int) -> list[Hit]:
@@ -258,102 +325,114 @@ class RetrievalStore:
             f" ON m.account_id = {account} AND m.environment = {environment}"
             f" AND m.id = h.memory_id WHERE {view.where(q, actor, kinds)}"
             f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit + 1)}", *q.args)
-        return _distinct(rows, limit)
-
-    async def graph(self, actor: Actor, view: View, kinds: Sequence[Kind], seeds: Sequence[UUID],
-                    fanout: int, limit: int) -> list[Hit]:
-        """Two hops from the seeds: memory -> entity -> another memory (each pair of seed
-        and shared entity counts one; entities named by more than ``fanout`` memories are
-        not walked), and memory -> the memories it superseded (counts one)."""
-        if not seeds:
-            return []
-        q = Query()
-        account, environment, seed_ids = (q(actor.account_id), q(actor.environment),
-                                          q(list(seeds)))
-        rows = await self._pool.fetch(
-            f"WITH named AS (SELECT memory_id AS seed, norm FROM memory_entities"
-            f" WHERE account_id = {account} AND environment = {environment}"
-            f" AND memory_id = ANY({seed_ids}::uuid[])),"
-            f" walked AS (SELECT n.norm FROM (SELECT DISTINCT norm FROM named) n WHERE (SELECT"
-            f" count(*) FROM (SELECT 1 FROM memory_entities f WHERE f.account_id = {account}"
-            f" AND f.environment = {environment} AND f.norm = n.norm LIMIT {q(fanout + 1)}) c)"
-            f" <= {q(fanout)}),"
-            f" reached AS (SELECT e2.memory_id AS id FROM named n JOIN walked w USING (norm)"
-            f" JOIN memory_entities e2 ON e2.account_id = {account}"
-            f" AND e2.environment = {environment} AND e2.norm = n.norm"
-            f" AND e2.memory_id <> n.seed"
-            f" UNION ALL SELECT s.id FROM memory_entries s WHERE s.account_id = {account}"
-            f" AND s.environment = {environment} AND s.superseded_by = ANY({seed_ids}::uuid[]))"
-            f" SELECT m.id, count(*) AS score FROM reached r JOIN {view.source()}"
-            f" ON m.account_id = {account} AND m.environment = {environment} AND m.id = r.id"
-            f" WHERE {view.where(q, actor, kinds)}"
-            f" GROUP BY m.id ORDER BY score DESC, m.id LIMIT {q(limit + 1)}", *q.args)
-        return _distinct(rows, limit)
+        return _distinct(_hits(rows), limit)
 
     async def by_kind(self, actor: Actor, view: View, kinds: Sequence[Kind],
                       limit: int) -> list[Hit]:
-        """The type leg and routed queries: newest first (score: creation time, epoch s)."""
+        """The type leg and routed queries: newest first (score: creation time, epoch s).
+        Current memories are read as one ordered index range per kind and visible part
+        (memory_entries_by_kind), merged: a page costs the same however many memories
+        the account holds."""
         q = Query()
+        if view.versions:
+            rows = await self._pool.fetch(
+                f"SELECT m.id, extract(epoch FROM m.created_at) AS score FROM {view.source()}"
+                f" WHERE {view.where(q, actor, kinds)}"
+                f" ORDER BY m.created_at DESC, m.id LIMIT {q(limit)}", *q.args)
+            return _hits(rows)
+        order = "created_at DESC, id"
+        pages = [sql.visible_page(q, actor, select="id, created_at", table="memory_entries",
+                                  where=[*view.conditions(q, None, alias=""),
+                                         f"kind = {q(str(kind))}"], order=order, limit=limit)
+                 for kind in kinds]
         rows = await self._pool.fetch(
-            f"SELECT m.id, extract(epoch FROM m.created_at) AS score FROM {view.source()}"
-            f" WHERE {view.where(q, actor, kinds)}"
-            f" ORDER BY m.created_at DESC, m.id LIMIT {q(limit)}", *q.args)
+            f"SELECT id, extract(epoch FROM created_at) AS score FROM"
+            f" ({' UNION ALL '.join(f'({page})' for page in pages)}) AS newest"
+            f" ORDER BY {order} LIMIT {q(limit)}", *q.args)
         return _hits(rows)
 
     async def episodes(self, actor: Actor, view: View, kinds: Sequence[Kind], text: str,
                        episodes: int, limit: int) -> tuple[list[EpisodeRow], list[Hit]]:
         """Episodes whose summary sentences match the query (best sentence's ts_rank_cd),
-        and the memories their runs produced, ranked by their episode's rank."""
+        and the memories their runs produced, ranked by their episode's rank (one
+        statement: the episodes' rows, then the memories', each in order)."""
         q = Query()
         query = _tsquery(q, text)
         ep = "ep"
-        matched = await self._pool.fetch(
-            f"SELECT {ep}.id, {ep}.thread_id, {ep}.run_id, {ep}.outcome, {ep}.task, {ep}.summary,"
-            f" {ep}.finished_at, max(ts_rank_cd(s.search, query)) AS score"
-            f" FROM episode_sentences s JOIN episodes {ep} ON {ep}.account_id = s.account_id"
-            f" AND {ep}.environment = s.environment AND {ep}.id = s.episode_id, {query} query"
+        rows = await self._pool.fetch(
+            f"WITH matched AS (SELECT {ep}.id, {ep}.thread_id, {ep}.run_id, {ep}.outcome,"
+            f" {ep}.task, {ep}.summary, {ep}.finished_at, max(ts_rank_cd(s.search, query))"
+            f" AS score FROM episode_sentences s JOIN episodes {ep}"
+            f" ON {ep}.account_id = s.account_id AND {ep}.environment = s.environment"
+            f" AND {ep}.id = s.episode_id, {query} query"
             f" WHERE s.account_id = {q(actor.account_id)} AND s.environment ="
             f" {q(actor.environment)} AND s.search @@ query AND {visible(q, actor, ep)}"
             f" AND {ep}.recorded_at <= {q(view.at)}"
             f" GROUP BY {ep}.account_id, {ep}.environment, {ep}.id"
-            f" ORDER BY score DESC, {ep}.id LIMIT {q(episodes)}", *q.args)
-        found = [_episode(r, float(r["score"])) for r in matched]
-        if not found:
-            return [], []
-        q = Query()
-        rows = await self._pool.fetch(
-            f"SELECT m.id, r.score FROM {view.source()} JOIN unnest({q([e.thread_id for e in found])}"
-            f"::text[], {q([e.run_id for e in found])}::text[], {q([e.score for e in found])}"
-            f"::float8[]) AS r(thread_id, run_id, score) ON m.source_thread_id = r.thread_id"
-            f" AND m.source_run_id = r.run_id WHERE {view.where(q, actor, kinds)}"
-            f" ORDER BY r.score DESC, m.importance DESC, m.id LIMIT {q(limit)}", *q.args)
-        return found, _hits(rows)
+            f" ORDER BY score DESC, {ep}.id LIMIT {q(episodes)}),"
+            f" produced AS (SELECT m.id, m.importance, r.score FROM {view.source()} JOIN matched r"
+            f" ON m.source_thread_id = r.thread_id AND m.source_run_id = r.run_id"
+            f" WHERE {view.where(q, actor, kinds)}"
+            f" ORDER BY r.score DESC, m.importance DESC, m.id LIMIT {q(limit)})"
+            f" SELECT 0 AS part, row_number() OVER (ORDER BY score DESC, id) AS position, *,"
+            f" NULL::uuid AS memory_id FROM matched"
+            f" UNION ALL SELECT 1, row_number() OVER (ORDER BY score DESC, importance DESC, id),"
+            f" NULL, NULL, NULL, NULL, NULL, NULL, NULL, score, id FROM produced", *q.args)
+        rows = sorted(rows, key=lambda r: (r["part"], r["position"]))
+        return ([_episode(r, float(r["score"])) for r in rows if r["part"] == 0],
+                [Hit(r["memory_id"], float(r["score"])) for r in rows if r["part"] == 1])
 
     # -- the filter stage and what scoring reads -----------------------------------
 
-    async def candidates(self, actor: Actor, view: View, kinds: Sequence[Kind],
-                         ids: Sequence[UUID], filters: Filters) -> list[Candidate]:
-        """The fused candidates that pass the filters (tags, application, creation time),
-        with their signals. Superseded ones are included and flagged."""
-        if not ids:
-            return []
+    async def resolve(self, actor: Actor, view: View, kinds: Sequence[Kind],
+                      vector: Sequence[Hit] | None, graph: GraphWalk | None,
+                      others: Sequence[UUID], filters: Filters) -> Resolved:
+        """One statement after the legs: the vector hits (``vector``, from the index) the
+        caller may see in this view; the graph leg (``graph``: two hops from the first
+        seeds of those); and the candidates: every memory found by a leg (those two and
+        ``others``) with its signals, when it passes the filters (tags, application,
+        creation time). Superseded ones are included and flagged."""
         q = Query()
-        conditions = [view.where(q, actor, kinds), f"m.id = ANY({q(list(ids))}::uuid[])"]
-        if filters.tags:
-            conditions.append(f"m.tags @> {q(json.dumps(filters.tags))}::jsonb")
-        if filters.agent_id is not None:
-            conditions.append(f"(m.scope IN ('account', 'user') OR m.agent_id ="
-                              f" {q(filters.agent_id)})")
-        if filters.after is not None:
-            conditions.append(f"m.created_at > {q(filters.after)}")
-        if filters.before is not None:
-            conditions.append(f"m.created_at < {q(filters.before)}")
-        return await self._load(q, actor, view, conditions)
-
-    async def _load(self, q: Query, actor: Actor, view: View,
-                    conditions: list[str]) -> list[Candidate]:
-        rows = await self._pool.fetch(_select(q, actor, view, conditions), *q.args)
-        return [_candidate(r) for r in rows]
+        account, environment = q(actor.account_id), q(actor.environment)
+        on = f" ON m.account_id = {account} AND m.environment = {environment}"
+        parts = [f"vector(id, position) AS (SELECT * FROM unnest("
+                 f"{q([h.id for h in vector or ()])}::uuid[]) WITH ORDINALITY),"
+                 f" verified AS (SELECT m.id, v.position FROM vector v JOIN {view.source()}"
+                 f"{on} AND m.id = v.id WHERE {view.where(q, actor, kinds)})"]
+        # Each memory found, once, with its rank in the vector and graph legs.
+        found = [f"SELECT unnest({q(list(others))}::uuid[]), NULL::bigint, NULL::bigint,"
+                 f" NULL::bigint"]
+        if vector is not None:
+            found.append("SELECT id, position, NULL, NULL FROM verified")
+        if graph is not None:
+            parts.append(_graph(q, actor, view, kinds, account, environment, graph))
+            found.append("SELECT id, NULL, score, position FROM graph")
+        parts.append(f"found AS (SELECT id, min(vector_position) AS vector_position,"
+                     f" min(graph_score) AS graph_score, min(graph_position) AS graph_position"
+                     f" FROM ({' UNION ALL '.join(found)}) AS x(id, vector_position, graph_score,"
+                     f" graph_position) GROUP BY id)")
+        passes = [f"m.tags @> {q(json.dumps(filters.tags))}::jsonb" if filters.tags else None,
+                  f"(m.scope IN ('account', 'user') OR m.agent_id = {q(filters.agent_id)})"
+                  if filters.agent_id is not None else None,
+                  f"m.created_at > {q(filters.after)}" if filters.after is not None else None,
+                  f"m.created_at < {q(filters.before)}" if filters.before is not None else None]
+        columns = (f", f.vector_position, f.graph_score, f.graph_position,"
+                   f" {' AND '.join(p for p in passes if p) or 'true'} AS passes")
+        statement = (f"WITH {', '.join(parts)} " + _select(
+            q, actor, view, [view.where(q, actor, kinds), f"m.account_id = {account}",
+                             f"m.environment = {environment}"], columns=columns,
+            joins=" JOIN found f ON f.id = m.id"))
+        rows = await self._pool.fetch(statement, *q.args)
+        index_scores = {h.id: h.score for h in vector or ()}
+        verified = sorted((r for r in rows if r["vector_position"] is not None),
+                          key=lambda r: r["vector_position"])
+        walked = sorted((r for r in rows if r["graph_position"] is not None),
+                        key=lambda r: r["graph_position"])
+        return Resolved(
+            [Hit(r["id"], index_scores[r["id"]]) for r in verified],
+            _distinct([Hit(r["id"], float(r["graph_score"])) for r in walked],
+                      graph.limit if graph is not None else 0),
+            {r["id"]: _candidate(r) for r in rows if r["passes"]})
 
     # -- the fixed sections --------------------------------------------------------
 

@@ -60,18 +60,24 @@ class View:
 
     def where(self, q: Query, actor: Actor, kinds: Sequence[Kind], alias: str = "m", *,
               platform: bool = False) -> str:
-        a = alias
-        conditions = [visible(q, actor, a, platform=platform),
-                      f"{a}.deleted_at IS NULL",
-                      f"({a}.expires_at IS NULL OR {a}.expires_at > {q(self.at)})",
-                      f"{a}.kind = ANY({q([str(k) for k in kinds])}::text[])"]
+        return " AND ".join([visible(q, actor, alias, platform=platform),
+                             *self.conditions(q, kinds, alias)])
+
+    def conditions(self, q: Query, kinds: Sequence[Kind] | None, alias: str = "m") -> list[str]:
+        """The view's conditions besides visibility (``kinds`` None: any kind; ``alias``
+        empty: bare column names)."""
+        a = f"{alias}." if alias else ""
+        conditions = [f"{a}deleted_at IS NULL",
+                      f"({a}expires_at IS NULL OR {a}expires_at > {q(self.at)})"]
+        if kinds is not None:
+            conditions.append(f"{a}kind = ANY({q([str(k) for k in kinds])}::text[])")
         if self.versions:
             at = q(self.at)
-            conditions.append(f"{a}.recorded_at <= {at} AND ({a}.recorded_until IS NULL"
-                              f" OR {a}.recorded_until > {at})")
+            conditions.append(f"{a}recorded_at <= {at} AND ({a}recorded_until IS NULL"
+                              f" OR {a}recorded_until > {at})")
         elif self.as_of is not None:
-            conditions.append(f"{a}.created_at <= {q(self.at)}")
-        return " AND ".join(conditions)
+            conditions.append(f"{a}created_at <= {q(self.at)}")
+        return conditions
 
     def superseded(self, q: Query, alias: str = "m") -> str:
         """A boolean SQL expression: the memory counts as superseded in this view."""

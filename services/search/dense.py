@@ -132,18 +132,23 @@ class DenseIndex:
         """The ``depth`` messages of the scope most similar to ``vector``, best first;
         ``scope_size`` (messages in the scope) picks exact or two-stage ranking."""
         table = f"{self._database}.{self.table}"
-        rows_in_scope = f"{table} WHERE {tenancy.condition(current_thread)}"
+        scope = tenancy.condition(current_thread)
         params = {**params, "vector": list(vector), "depth": depth}
-        if scope_size > self.exact_up_to:
+        order = " ORDER BY similarity DESC, thread_id, offset LIMIT {depth:UInt32}"
+        if scope_size <= self.exact_up_to:  # FINAL: replayed rows collapse
+            statement = (f"SELECT thread_id, offset, {SIMILARITY} AS similarity"
+                         f" FROM {table} FINAL WHERE {scope}{order}")
+        else:
             # The candidates' embeddings are read after the sort, for them alone, where
             # ClickHouse materializes lazily (25.4 on); older servers read every one.
-            rows_in_scope = (f"(SELECT thread_id, offset, embedding, scale FROM {rows_in_scope}"
-                             f" ORDER BY {HAMMING}, thread_id, offset LIMIT {{candidates:UInt32}})")
+            # GROUP BY: replayed rows collapse (the same message, the same similarity).
+            statement = (f"SELECT thread_id, offset, max({SIMILARITY}) AS similarity"
+                         f" FROM (SELECT thread_id, offset, embedding, scale FROM {table}"
+                         f"  WHERE {scope} ORDER BY {HAMMING}, thread_id, offset"
+                         "   LIMIT {candidates:UInt32})"
+                         f" GROUP BY thread_id, offset{order}")
             params |= {"sketch": sketch(vector), "candidates": self.candidates}
-        rows = await self._clickhouse.query(
-            f"SELECT thread_id, offset, max({SIMILARITY}) AS similarity FROM {rows_in_scope}"
-            " GROUP BY thread_id, offset"  # replayed rows collapse
-            " ORDER BY similarity DESC, thread_id, offset LIMIT {depth:UInt32}", params)
+        rows = await self._clickhouse.query(statement, params)
         return [Ranked(r["thread_id"], int(r["offset"]), float(r["similarity"])) for r in rows]
 
 

@@ -133,7 +133,7 @@ class KeywordLeg:
         newer message, then by thread and offset)."""
         if not size.messages or not terms:
             return Ranking([], {})
-        if size.total_length <= self.small_scope_terms:
+        if 0 < size.total_length <= self.small_scope_terms:  # 0: avgdl is 0, SQL copes
             return await self._from_messages(params, size, terms, current_thread, depth)
         return Ranking(await self._from_postings(params, size, terms, current_thread, depth),
                        {})

@@ -22,8 +22,9 @@ A larger one is ranked in two stages within one statement: every message by
 the Hamming distance between its sketch (the signs of its embedding, packed in
 64-bit words) and the query's, then the best ``CANDIDATES`` by the exact dot
 product. The first stage reads 48 bytes a message (for 384 dimensions), the
-second a few hundred scattered embeddings; ClickHouse reads whole granules (64
-rows here), so below ``EXACT_UP_TO`` reading everything costs no more. The
+second a few hundred scattered embeddings (the sort's survivors, read after it:
+ClickHouse's lazy materialization); ClickHouse reads whole granules (64 rows
+here), so below ``EXACT_UP_TO`` reading everything costs no more. The
 query stays in Float32; each message's product is its int8 values' times its
 scale.
 ClickHouse 18.16 has neither ``bitCount`` nor ``dotProduct``, so the popcount
@@ -130,18 +131,24 @@ class DenseIndex:
                      current_thread: bool, depth: int, scope_size: int) -> list[Ranked]:
         """The ``depth`` messages of the scope most similar to ``vector``, best first;
         ``scope_size`` (messages in the scope) picks exact or two-stage ranking."""
-        scope = tenancy.condition(current_thread)
         table = f"{self._database}.{self.table}"
+        scope = tenancy.condition(current_thread)
         params = {**params, "vector": list(vector), "depth": depth}
-        if scope_size > self.exact_up_to:
-            scope += (" AND (account_id, agent_id, thread_id, offset) IN"
-                      f" (SELECT account_id, agent_id, thread_id, offset FROM {table} WHERE {scope}"
-                      f"  ORDER BY {HAMMING}, thread_id, offset LIMIT {{candidates:UInt32}})")
+        order = " ORDER BY similarity DESC, thread_id, offset LIMIT {depth:UInt32}"
+        if scope_size <= self.exact_up_to:  # FINAL: replayed rows collapse
+            statement = (f"SELECT thread_id, offset, {SIMILARITY} AS similarity"
+                         f" FROM {table} FINAL WHERE {scope}{order}")
+        else:
+            # The candidates' embeddings are read after the sort, for them alone, where
+            # ClickHouse materializes lazily (25.4 on); older servers read every one.
+            # GROUP BY: replayed rows collapse (the same message, the same similarity).
+            statement = (f"SELECT thread_id, offset, max({SIMILARITY}) AS similarity"
+                         f" FROM (SELECT thread_id, offset, embedding, scale FROM {table}"
+                         f"  WHERE {scope} ORDER BY {HAMMING}, thread_id, offset"
+                         "   LIMIT {candidates:UInt32})"
+                         f" GROUP BY thread_id, offset{order}")
             params |= {"sketch": sketch(vector), "candidates": self.candidates}
-        rows = await self._clickhouse.query(
-            f"SELECT thread_id, offset, max({SIMILARITY}) AS similarity FROM {table}"
-            f" WHERE {scope} GROUP BY thread_id, offset"  # GROUP BY: replayed rows collapse
-            " ORDER BY similarity DESC, thread_id, offset LIMIT {depth:UInt32}", params)
+        rows = await self._clickhouse.query(statement, params)
         return [Ranked(r["thread_id"], int(r["offset"]), float(r["similarity"])) for r in rows]
 
 

@@ -6,9 +6,11 @@ ranking fuses each leg's ``FUSION_DEPTH`` best by reciprocal rank
 (``fusion``); keyword ranking is BM25 alone. Both legs, the statistics and the
 fetch of what hits show stay inside the caller's scope (``tenancy``).
 
-A keyword search is one ranking statement and one fetch of what the hits show
-(the scope's size is cached, see ``keyword.ScopeSizes``); a hybrid one adds
-the dense statement, and embeds the query while ClickHouse ranks by keywords.
+A keyword search is one ranking statement and, in a large scope, one fetch of
+what the hits show (a small scope's ranking reads them; the scope's size is
+cached, see ``keyword``); a hybrid one adds the dense statement, and embeds the
+query while ClickHouse ranks by keywords. Only the hits the ranking has not
+read already are fetched.
 When the embedder fails (or hybrid is asked of a service that does not embed),
 BM25 answers alone and the result says so (``fallback``): search never fails
 because of the dense leg. A query made only of stop words matches nothing in
@@ -35,7 +37,7 @@ from services.search import fusion, tenancy
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
 from services.search.dense import DenseIndex
-from services.search.keyword import KeywordLeg, ScopeSizes
+from services.search.keyword import Key, KeywordLeg, Ranking, ScopeSizes
 
 logger = logging.getLogger(__name__)
 
@@ -81,16 +83,13 @@ class ThreadSummary:
     generator: str
 
 
-Key = tuple[str, int]  # (thread, offset)
-
-
 class Searcher:
     def __init__(self, clickhouse: ClickHouse, database: str, model: ChatModel | None,
                  dense: DenseIndex | None = None, sizes: ScopeSizes | None = None) -> None:
         self._clickhouse = clickhouse
         self._database = database
         self._model = model
-        self._keyword = KeywordLeg(clickhouse, database)
+        self.keyword = KeywordLeg(clickhouse, database)
         self.sizes = sizes or ScopeSizes(clickhouse, database)
         self.dense = dense
         self.fusion_depth = FUSION_DEPTH
@@ -111,48 +110,50 @@ class Searcher:
         embedding = (asyncio.ensure_future(self.dense.embed_query(query))
                      if hybrid and self.dense is not None else None)
         try:
-            ranking, fallback = await self._ranking(params, wanted, current, limit, hybrid,
-                                                    embedding)
+            ranking, fallback, shown = await self._ranking(params, wanted, current, limit,
+                                                           hybrid, embedding)
         finally:
             if embedding is not None and not embedding.done():
                 embedding.cancel()
-        return Result(await self._hits(params, ranking[:limit], wanted), fallback)
+        return Result(await self._hits(params, ranking[:limit], wanted, shown), fallback)
 
     async def _ranking(self, params: dict[str, Any], wanted: list[str], current: bool,
-                       limit: int, hybrid: bool,
-                       embedding: asyncio.Future | None) -> tuple[list[tuple[Key, float]], bool]:
+                       limit: int, hybrid: bool, embedding: asyncio.Future | None,
+                       ) -> tuple[list[tuple[Key, float]], bool, dict[Key, dict]]:
         size = await self.sizes.get(params, current)
         if not size.messages:
-            return [], False
+            return [], False, {}
         depth = max(limit, self.fusion_depth) if hybrid else limit
-        keyword = await self._keyword.ranked(params, size, analyzer.term_ids(wanted), current,
-                                             depth)
-        bm25 = [(r.key, r.score) for r in keyword]
+        keyword: Ranking = await self.keyword.ranked(params, size, analyzer.term_ids(wanted),
+                                                      current, depth)
+        bm25 = [(r.key, r.score) for r in keyword.ranked]
         if not hybrid:
-            return bm25, False
+            return bm25, False, keyword.shown
         if embedding is None:  # hybrid asked of a service that does not embed
-            return bm25, True
+            return bm25, True, keyword.shown
         try:
             dense = await self.dense.ranked(params, await embedding, current, depth,
                                             size.messages)
         except Unavailable as exc:
             logger.warning("dense leg unavailable, BM25 answers alone: %s", exc.message)
-            return bm25, True
-        legs = [[r.key for r in keyword], [r.key for r in dense]]
-        return fusion.reciprocal_rank(legs, self.rrf_k), False
+            return bm25, True, keyword.shown
+        legs = [[r.key for r in keyword.ranked], [r.key for r in dense]]
+        return fusion.reciprocal_rank(legs, self.rrf_k), False, keyword.shown
 
     async def _hits(self, params: dict[str, Any], ranking: list[tuple[Key, float]],
-                    wanted: list[str]) -> list[Hit]:
-        """What each ranked message shows, in rank order (replayed rows collapse here)."""
-        if not ranking:
-            return []
-        shown = await self._clickhouse.query(
-            "SELECT thread_id, message_id, offset, role, content, created_at_ms"
-            f" FROM {self._database}.messages WHERE {tenancy.condition(False)}"
-            " AND thread_id IN {threads:Array(String)} AND offset IN {offsets:Array(UInt64)}",
-            {**params, "threads": sorted({k[0] for k, _ in ranking}),
-             "offsets": sorted({k[1] for k, _ in ranking})})
-        messages = {(m["thread_id"], int(m["offset"])): m for m in shown}
+                    wanted: list[str], shown: dict[Key, dict]) -> list[Hit]:
+        """What each ranked message shows, in rank order: the rows the ranking read,
+        and one fetch of the others (replayed rows collapse here)."""
+        missing = [key for key, _ in ranking if key not in shown]
+        messages = shown
+        if missing:
+            fetched = await self._clickhouse.query(
+                "SELECT thread_id, message_id, offset, role, content, created_at_ms"
+                f" FROM {self._database}.messages WHERE {tenancy.condition(False)}"
+                " AND thread_id IN {threads:Array(String)} AND offset IN {offsets:Array(UInt64)}",
+                {**params, "threads": sorted({k[0] for k in missing}),
+                 "offsets": sorted({k[1] for k in missing})})
+            messages = shown | {(m["thread_id"], int(m["offset"])): m for m in fetched}
         hits = []
         for key, score in ranking:
             message = messages.get(key)

@@ -220,3 +220,17 @@ async def test_a_hung_embedder_does_not_hold_the_search(local_journal, tmp_path)
             assert time.monotonic() - started < dense.QUERY_TIMEOUT_SECONDS + 1.5
     finally:
         hung.close()
+
+
+async def test_replayed_rows_count_once_in_the_dense_leg(search):
+    """A message the feed delivered twice has two rows until ClickHouse merges them: both
+    ways of ranking (exact, and sketches then exact) still name it once."""
+    await load_corpus(search)
+    queries = ["refunds currency invoice", PARAPHRASE, "interview loop"]
+    dense_leg = search.service.searcher.dense
+    before = [(await legs(search, q))[1] for q in queries]
+    table = f"{search.service.projector._table.split('.')[0]}.{dense_leg.table}"
+    await search.service.clickhouse.execute(f"INSERT INTO {table} SELECT * FROM {table}")
+    assert [(await legs(search, q))[1] for q in queries] == before
+    dense_leg.exact_up_to = -1
+    assert [(await legs(search, q))[1] for q in queries] == before

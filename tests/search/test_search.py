@@ -7,6 +7,8 @@ nearest messages of the scope, matching words or not.
 
 from __future__ import annotations
 
+import random
+
 import grpc
 import pytest
 from agentmemory.common.v1 import message_pb2
@@ -177,3 +179,56 @@ async def test_bound_values_are_literals_not_sql(search):
         "SELECT {s:String} AS s, {n:Array(UInt64)} AS n, 3 IN {m:Array(UInt64)} AS found",
         {"s": tricky, "n": [1, 2], "m": [3]})
     assert rows == [{"s": tricky, "n": [1, 2], "found": 1}]
+
+
+async def test_small_scopes_rank_from_messages_exactly_as_large_ones_from_postings(search):
+    """A small scope is ranked from its messages (BM25 computed in Python), a large one by
+    the postings statement (BM25 in SQL): both give the same hits, in the same order, with
+    the same scores, replayed rows included; and a small scope costs one statement."""
+    await load_corpus(search)
+    rng = random.Random(14)
+    vocabulary = ["kiwi", "mango", "papaya", "guava", "lychee", "durian", "quince", "fig"]
+    await search.journal.append("orchard", [  # repeated words (tf > 1) and exact ties
+        message(f"orchard-{i}", " ".join(rng.choices(vocabulary, k=rng.randint(1, 12))))
+        for i in range(60)])
+    await search.caught_up()
+    clickhouse = search.service.clickhouse
+    database = search.service.projector._table.split(".")[0]
+    for table in ("messages", "postings"):  # a replayed thread: every row twice, unmerged
+        await clickhouse.execute(f"INSERT INTO {database}.{table}"
+                                 f" SELECT * FROM {database}.{table} WHERE thread_id = 'orchard'")
+    leg = search.service.searcher.keyword
+    queries = [*EXPECTED, "kiwi", "mango papaya", "guava fig quince lychee", "durian kiwi fig",
+               "invoice sequence kiwi"]
+    scopes = [{}, {"scope": pb.SCOPE_CURRENT_THREAD, "thread_id": "orchard"}]
+
+    async def ranked(small_scope_terms: int):
+        leg.small_scope_terms = small_scope_terms
+        return [[(h.thread_id, h.message_id, h.offset, h.role, h.snippet, h.score)
+                 for h in (await search.search(q, summarize=False, mode=KEYWORD, limit=50,
+                                               **scope)).hits]
+                for q in queries for scope in scopes]
+
+    from_postings, from_messages = await ranked(-1), await ranked(10**9)
+    assert sum(map(len, from_postings)) > 200 and any(len(r) == 50 for r in from_postings)
+    for large, small in zip(from_postings, from_messages, strict=True):
+        assert [h[:5] for h in small] == [h[:5] for h in large]
+        assert [h[5] for h in small] == pytest.approx([h[5] for h in large], rel=1e-12)
+    ties = [r for r in from_messages if len({h[5] for h in r}) < len(r)]
+    assert ties  # equal scores are ordered the same way (newer first, then thread, offset)
+
+    statements = []
+    query = clickhouse.query
+
+    async def counted(sql, params=None):
+        statements.append(sql)
+        return await query(sql, params)
+
+    clickhouse.query = counted
+    try:
+        await search.search("mango papaya", summarize=False, mode=KEYWORD)
+        statements.clear()  # the scope's size is cached now
+        reply = await search.search("mango papaya", summarize=False, mode=KEYWORD)
+    finally:
+        del clickhouse.query
+    assert len(reply.hits) == 10 and len(statements) == 1

@@ -42,7 +42,9 @@ from libs.identity import Principal
 
 logger = logging.getLogger(__name__)
 
-CACHE_SIZE = 100_000
+# Answers run from a few hundred bytes to ~25 KB (ten facts and ten 2,000-character
+# blocks): at most ~250 MB per replica, far less in practice.
+CACHE_SIZE = 10_000
 RETRY_SECONDS, MAX_RETRY_SECONDS = 0.5, 30.0
 # A watch is a call like any other and has a deadline: one renewed daily.
 WATCH_SECONDS = 24 * 3600.0
@@ -83,7 +85,7 @@ class PinnedCache:
         self._retry_seconds = retry_seconds
         self._clock = clock
         self._kept: LRUCache[tuple[str, bytes], _Kept] = LRUCache(CACHE_SIZE)
-        self._drops = _Drops(CACHE_SIZE)
+        self._drops = _Drops(10 * CACHE_SIZE)
         self._sequence = 0
         #: True while the watch is subscribed: only then is anything kept or served.
         self.subscribed = False
@@ -140,6 +142,8 @@ class PinnedCache:
             except grpc.aio.AioRpcError as exc:
                 logger.warning("pinned facts watch ended (%s: %s): caching none until it is "
                                "back", exc.code().name, exc.details())
+            except Exception:  # the watch must outlive anything unexpected
+                logger.exception("pinned facts watch failed: caching none until it is back")
             finally:
                 self._unsubscribed()
             await asyncio.sleep(delay)

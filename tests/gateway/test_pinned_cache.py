@@ -152,11 +152,12 @@ async def test_changes_made_past_the_gateway_reach_it_at_once(platform):
         assert await eventually(lambda: shows("Lisbon")) < 2
         # The operator's CLI, straight to agent memory: memory off, then on again.
         for enabled, expected in (("false", ""), ("true", "Lisbon")):
-            subprocess.run([sys.executable, "-m", "services.agent_memory.admin", "--address",
-                            platform.addresses["agent_memory"], "account-settings",
-                            "--account", acme.name, "--memory-enabled", enabled],
-                           cwd=launch.ROOT, env=platform.services["agent_memory"].env,
-                           check=True, capture_output=True)
+            admin = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "services.agent_memory.admin", "--address",
+                platform.addresses["agent_memory"], "account-settings", "--account", acme.name,
+                "--memory-enabled", enabled, cwd=launch.ROOT,
+                env=platform.services["agent_memory"].env, stdout=subprocess.DEVNULL)
+            assert await admin.wait() == 0
             assert await eventually(lambda e=expected: shows(e) if e else _none(acme)) < 2
 
 

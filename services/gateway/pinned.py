@@ -48,11 +48,13 @@ CACHE_SIZE = 10_000
 RETRY_SECONDS, MAX_RETRY_SECONDS = 0.5, 30.0
 # A watch is a call like any other and has a deadline: one renewed daily.
 WATCH_SECONDS = 24 * 3600.0
-# Calls to agent memory on a turn's path that write nothing a ListPinned answer
-# shows (a recall bumps only counters, which the triggers do not announce either).
+# Calls to agent memory that write nothing a ListPinned answer shows (a recall
+# bumps only counters, which the triggers do not announce either). Any other call
+# counts as a write: one missing here costs a cache miss, never a stale answer.
 READS = frozenset({"ListPinned", "Recall", "GetEntry", "ListEntries", "GetAgentSettings",
                    "GetAccountSettings", "ListMemories", "GetMemory", "ListAudit",
-                   "ExportMemories", "ExplainMemory", "RecallProcedures"})
+                   "ExportMemories", "ExplainMemory", "RecallProcedures", "RetrieveContext",
+                   "GetReceipt"})
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@
 Pinned facts are loaded whether or not Memory is bound, once per call: the
 response is a frozen snapshot for the turn. They come from this replica's cache
 of ListPinned answers while agent memory tells it what changes
-(``services.gateway.pinned``). A delegated sub-agent gets the
-parent agent's pinned facts and nothing else.
+(``services.gateway.pinned``). A delegated sub-agent gets the parent agent's
+pinned facts and nothing else.
 """
 
 from __future__ import annotations
@@ -85,8 +85,7 @@ def _window_message(message: message_pb2.Message) -> pb.ContextMessage:
 
 
 async def build(upstreams: Upstreams, pinned_facts: PinnedCache, principal: Principal,
-                thread_id: str | None,
-                window: int | None, delegated: bool, task: str = "",
+                thread_id: str | None, window: int | None, delegated: bool, task: str = "",
                 run_id: str = "") -> list[pb.ContextMessage]:
     """``window``: the thread's ``max_working_memory_messages``, if it sets one."""
     async def pinned_and_run() -> tuple[memory_pb.ListPinnedResponse, str]:

@@ -30,6 +30,7 @@ from services.agent_memory.learning import bridge
 from services.agent_memory.learning import wiring as learning_wiring
 from services.agent_memory.learning.episodes import EpisodeSink
 from services.agent_memory.memory import AgentMemory
+from services.agent_memory.pinned_changes import PinnedChanges
 from services.agent_memory.projector import Projector
 from services.agent_memory.repository import Repository
 from services.agent_memory.retrieval.procedures import ProcedureSource
@@ -104,7 +105,9 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
             episodes or bridge.episode_sink(retrieval, clock)))
         if procedures is None:
             retrieval.use_procedures(bridge.LearnedProcedures(learning.service))
-        servicer = AgentMemoryServicer(memory, learning.service.recallable)
+        pinned_changes = await stack.enter_async_context(
+            PinnedChanges(config.storage.postgres_dsn.reveal()).listening())
+        servicer = AgentMemoryServicer(memory, learning.service.recallable, pinned_changes)
         retrieval_servicer = RetrievalServicer(retrieval, clock)
         server = GrpcServer(config.server, [
             ServiceBinding(
@@ -130,6 +133,7 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
         try:
             yield Running(memory, server, projector, repository, index, learning, retrieval)
         finally:
+            pinned_changes.close()  # open watches would hold the drain for its whole grace
             await server.stop()
             await learning.stop()
             for task in tasks:

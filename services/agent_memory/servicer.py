@@ -14,6 +14,7 @@ from libs.errors import InvalidArgument
 from services.agent_memory import conversions, rules
 from services.agent_memory.memory import AgentMemory
 from services.agent_memory.model import Actor
+from services.agent_memory.pinned_changes import EVERY_ACCOUNT, PinnedChanges
 
 LIST_DEFAULT, LIST_MAX = 50, 200
 EXPORT_DEFAULT, EXPORT_MAX = 500, 1000
@@ -22,9 +23,11 @@ IMPORT_MAX_CHARS = 12 * 1024 * 1024
 
 class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
     def __init__(self, memory: AgentMemory,
-                 procedures_recallable: Callable[[Actor], Awaitable[bool]]) -> None:
+                 procedures_recallable: Callable[[Actor], Awaitable[bool]],
+                 pinned_changes: PinnedChanges) -> None:
         self._memory = memory
         self._procedures_recallable = procedures_recallable
+        self._pinned_changes = pinned_changes
 
     # -- seed 000 --------------------------------------------------------------------
 
@@ -62,6 +65,15 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
         return pb.ListPinnedResponse(entries=[conversions.entry(e) for e in pinned],
                                      blocks=[conversions.entry(e) for e in blocks],
                                      procedures_recallable=recallable)
+
+    async def WatchPinnedChanges(self, request: pb.WatchPinnedChangesRequest, context):
+        async for account_id in self._pinned_changes.watch():
+            if account_id is None:
+                yield pb.WatchPinnedChangesResponse(subscribed=True)
+            elif account_id == EVERY_ACCOUNT:
+                yield pb.WatchPinnedChangesResponse(all_accounts=True)
+            else:
+                yield pb.WatchPinnedChangesResponse(account_id=account_id)
 
     async def GetEntry(self, request: pb.GetEntryRequest, context) -> pb.GetEntryResponse:
         actor = conversions.actor(request.principal)

@@ -34,6 +34,7 @@ from services.gateway.keys import ApiKeys
 from services.gateway.learning import LearningServicer
 from services.gateway.library import MemoryLibrary
 from services.gateway.library_servicer import MemoryLibraryServicer
+from services.gateway.pinned import ForgetOnWrite, PinnedCache
 from services.gateway.retrieval import Retrieval
 from services.gateway.retrieval_servicer import RetrievalServicer
 from services.gateway.runs import RunServicer
@@ -74,14 +75,16 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
     tracing = Tracing(config.process.tracing, "gateway")
     dependencies = config.dependencies
     pool = await connect(dependencies.postgres_dsn.reveal())
+    pinned = PinnedCache(max_age_seconds=dependencies.pinned_cache_seconds)
     upstreams = Upstreams.connect(dependencies, config.process.internal.token,
-                                  tracing.client_interceptors())
+                                  tracing.client_interceptors(),
+                                  agent_memory_interceptors=[ForgetOnWrite(pinned)])
     invalidations = Invalidations(dependencies.postgres_dsn.reveal())
     try:
         keys = ApiKeys(pool, invalidations, cache_seconds=dependencies.key_cache_seconds)
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
         threads = Threads(pool, invalidations, cache_seconds=dependencies.thread_cache_seconds)
-        servicer = GatewayServicer(keys, threads, upstreams, bindings)
+        servicer = GatewayServicer(keys, threads, upstreams, bindings, pinned)
         library = MemoryLibraryServicer(keys, MemoryLibrary(upstreams, bindings))
         runs = RunServicer(keys, threads, upstreams)
         learning = LearningServicer(keys, upstreams)
@@ -101,7 +104,7 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
         # HTTP first: once gRPC health says SERVING, both listeners answer.
         handlers = Servicers(gateway=servicer, library=library, retrieval=retrieval, runs=runs,
                              learning=learning)
-        async with invalidations.listening(), \
+        async with invalidations.listening(), pinned.watching(upstreams.agent_memory), \
                 listening(handlers, keys, pool, config.http, host=config.server.host,
                           grace_seconds=config.server.shutdown_grace_seconds,
                           max_body_bytes=config.server.max_message_bytes) as http_port:

@@ -16,17 +16,19 @@ from services.gateway import callers, conversions, tools
 from services.gateway import context as turn_context
 from services.gateway.bindings import MemoryBindings
 from services.gateway.keys import ApiKeys
+from services.gateway.pinned import PinnedCache
 from services.gateway.threads import Threads
 from services.gateway.upstreams import Upstreams
 
 
 class GatewayServicer(pb_grpc.GatewayServiceServicer):
     def __init__(self, keys: ApiKeys, threads: Threads, upstreams: Upstreams,
-                 bindings: MemoryBindings) -> None:
+                 bindings: MemoryBindings, pinned: PinnedCache) -> None:
         self._keys = keys
         self._threads = threads
         self._upstreams = upstreams
         self._bindings = bindings
+        self._pinned = pinned
 
     async def _principal(self, context, caller: pb.Caller) -> Principal:
         principal = await callers.authenticate(self._keys, context, caller)
@@ -59,8 +61,9 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         if len(request.task) > turn_context.MAX_TASK_CHARS:
             raise InvalidArgument("task", f"at most {turn_context.MAX_TASK_CHARS} characters")
         run_id = require_id(request.run_id, "run_id") if request.run_id else ""
-        messages = await turn_context.build(self._upstreams, principal, thread_id, window,
-                                            request.delegated, request.task.strip(), run_id)
+        messages = await turn_context.build(self._upstreams, self._pinned, principal, thread_id,
+                                            window, request.delegated, request.task.strip(),
+                                            run_id)
         bound = await self._bindings.bound(principal)
         return pb.BuildContextResponse(
             messages=messages,

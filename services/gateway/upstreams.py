@@ -34,13 +34,15 @@ class Upstreams:
 
     @classmethod
     def connect(cls, dependencies: GatewayDependencies, token: Secret,
-                interceptors: Sequence = ()) -> Upstreams:
-        def channel(address: str, timeout: float = 10.0):
+                interceptors: Sequence = (), agent_memory_interceptors: Sequence = ()
+                ) -> Upstreams:
+        """``agent_memory_interceptors``: on the agent-memory channel only, after the others."""
+        def channel(address: str, timeout: float = 10.0, extra: Sequence = ()):
             return clients.channel(address, default_timeout=timeout, internal_token=token,
-                                   interceptors=interceptors)
+                                   interceptors=[*interceptors, *extra])
 
         channels = [channel(dependencies.thread_memory_address),
-                    channel(dependencies.agent_memory_address),
+                    channel(dependencies.agent_memory_address, extra=agent_memory_interceptors),
                     channel(dependencies.search_address, timeout=60.0)]
         journal = JournalShards(dependencies.journal_address, timeout=10.0, internal_token=token,
                                 interceptors=interceptors)

@@ -34,6 +34,8 @@ class Platform:
     #: service name -> gRPC address, and -> port of its /metrics endpoint
     addresses: dict[str, str] = field(default_factory=dict)
     metrics_ports: dict[str, int] = field(default_factory=dict)
+    #: service name -> its process (tests that stop and start one, or copy its settings)
+    services: dict[str, launch.Service] = field(default_factory=dict)
 
     @property
     def grpc(self) -> str:
@@ -88,7 +90,8 @@ def running_platform(data_dir: Path) -> Iterator[Platform]:
         platform = Platform(
             gateway.address, f"http://127.0.0.1:{ports['GATEWAY_HTTP_PORT']}", gateway.env,
             addresses={c.name: c.address for c in components if c.name in SERVICES},
-            metrics_ports={name: int(ports[f"{name.upper()}_METRICS_PORT"]) for name in SERVICES})
+            metrics_ports={name: int(ports[f"{name.upper()}_METRICS_PORT"]) for name in SERVICES},
+            services={c.name: c for c in components if c.name in SERVICES})
         for account in ACCOUNTS:
             platform.key(account)
         yield platform

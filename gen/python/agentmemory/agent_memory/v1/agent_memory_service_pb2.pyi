@@ -448,6 +448,20 @@ class ListPinnedResponse(_message.Message):
     procedures_recallable: bool
     def __init__(self, entries: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ..., blocks: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ..., procedures_recallable: _Optional[bool] = ...) -> None: ...
 
+class WatchPinnedChangesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class WatchPinnedChangesResponse(_message.Message):
+    __slots__ = ("subscribed", "account_id", "all_accounts")
+    SUBSCRIBED_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    ALL_ACCOUNTS_FIELD_NUMBER: _ClassVar[int]
+    subscribed: bool
+    account_id: str
+    all_accounts: bool
+    def __init__(self, subscribed: _Optional[bool] = ..., account_id: _Optional[str] = ..., all_accounts: _Optional[bool] = ...) -> None: ...
+
 class GetEntryRequest(_message.Message):
     __slots__ = ("principal", "key")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]

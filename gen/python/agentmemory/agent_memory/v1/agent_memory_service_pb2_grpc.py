@@ -77,6 +77,11 @@ class AgentMemoryServiceStub:
                 request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListPinnedRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListPinnedResponse.FromString,
                 _registered_method=True)
+        self.WatchPinnedChanges = channel.unary_stream(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/WatchPinnedChanges',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.WatchPinnedChangesRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.WatchPinnedChangesResponse.FromString,
+                _registered_method=True)
         self.GetEntry = channel.unary_unary(
                 '/agentmemory.agent_memory.v1.AgentMemoryService/GetEntry',
                 request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetEntryRequest.SerializeToString,
@@ -246,6 +251,20 @@ class AgentMemoryServiceServicer:
         blocks of every visible scope; and whether procedures could be recalled.
         Memory disabled: nothing, and no error. Errors: INVALID_ARGUMENT
         (principal.*).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchPinnedChanges(self, request, context):
+        """Platform-internal (gateways cache ListPinned with it): the accounts whose
+        ListPinned answers may have changed, announced by PostgreSQL triggers
+        when a change commits, whoever made it. The first message has
+        `subscribed` set: every change committed after it is announced (at least
+        once). Changes to a memory's recall counters alone are not announced.
+        The stream ends (UNAVAILABLE) when this replica stops hearing
+        PostgreSQL, or when it shuts down: the caller must then assume it missed
+        changes. Names accounts only, never memory content.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -456,6 +475,11 @@ def add_AgentMemoryServiceServicer_to_server(servicer, server):
                     servicer.ListPinned,
                     request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListPinnedRequest.FromString,
                     response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListPinnedResponse.SerializeToString,
+            ),
+            'WatchPinnedChanges': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchPinnedChanges,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.WatchPinnedChangesRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.WatchPinnedChangesResponse.SerializeToString,
             ),
             'GetEntry': grpc.unary_unary_rpc_method_handler(
                     servicer.GetEntry,
@@ -694,6 +718,33 @@ class AgentMemoryService:
             '/agentmemory.agent_memory.v1.AgentMemoryService/ListPinned',
             agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListPinnedRequest.SerializeToString,
             agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ListPinnedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchPinnedChanges(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/WatchPinnedChanges',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.WatchPinnedChangesRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.WatchPinnedChangesResponse.FromString,
             options,
             channel_credentials,
             insecure,

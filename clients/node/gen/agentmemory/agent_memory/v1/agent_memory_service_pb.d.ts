@@ -894,6 +894,50 @@ export declare type ListPinnedResponse = Message<"agentmemory.agent_memory.v1.Li
 export declare const ListPinnedResponseSchema: GenMessage<ListPinnedResponse>;
 
 /**
+ * @generated from message agentmemory.agent_memory.v1.WatchPinnedChangesRequest
+ */
+export declare type WatchPinnedChangesRequest = Message<"agentmemory.agent_memory.v1.WatchPinnedChangesRequest"> & {
+};
+
+/**
+ * Describes the message agentmemory.agent_memory.v1.WatchPinnedChangesRequest.
+ * Use `create(WatchPinnedChangesRequestSchema)` to create a new message.
+ */
+export declare const WatchPinnedChangesRequestSchema: GenMessage<WatchPinnedChangesRequest>;
+
+/**
+ * @generated from message agentmemory.agent_memory.v1.WatchPinnedChangesResponse
+ */
+export declare type WatchPinnedChangesResponse = Message<"agentmemory.agent_memory.v1.WatchPinnedChangesResponse"> & {
+  /**
+   * Set in the first message only: from here on every change is announced.
+   *
+   * @generated from field: bool subscribed = 1;
+   */
+  subscribed: boolean;
+
+  /**
+   * An account whose ListPinned answers may have changed.
+   *
+   * @generated from field: string account_id = 2;
+   */
+  accountId: string;
+
+  /**
+   * Every account's answers may have changed (a table was truncated).
+   *
+   * @generated from field: bool all_accounts = 3;
+   */
+  allAccounts: boolean;
+};
+
+/**
+ * Describes the message agentmemory.agent_memory.v1.WatchPinnedChangesResponse.
+ * Use `create(WatchPinnedChangesResponseSchema)` to create a new message.
+ */
+export declare const WatchPinnedChangesResponseSchema: GenMessage<WatchPinnedChangesResponse>;
+
+/**
  * @generated from message agentmemory.agent_memory.v1.GetEntryRequest
  */
 export declare type GetEntryRequest = Message<"agentmemory.agent_memory.v1.GetEntryRequest"> & {
@@ -2358,6 +2402,23 @@ export declare const AgentMemoryService: GenService<{
     methodKind: "unary";
     input: typeof ListPinnedRequestSchema;
     output: typeof ListPinnedResponseSchema;
+  },
+  /**
+   * Platform-internal (gateways cache ListPinned with it): the accounts whose
+   * ListPinned answers may have changed, announced by PostgreSQL triggers
+   * when a change commits, whoever made it. The first message has
+   * `subscribed` set: every change committed after it is announced (at least
+   * once). Changes to a memory's recall counters alone are not announced.
+   * The stream ends (UNAVAILABLE) when this replica stops hearing
+   * PostgreSQL, or when it shuts down: the caller must then assume it missed
+   * changes. Names accounts only, never memory content.
+   *
+   * @generated from rpc agentmemory.agent_memory.v1.AgentMemoryService.WatchPinnedChanges
+   */
+  watchPinnedChanges: {
+    methodKind: "server_streaming";
+    input: typeof WatchPinnedChangesRequestSchema;
+    output: typeof WatchPinnedChangesResponseSchema;
   },
   /**
    * Errors: INVALID_ARGUMENT (key), NOT_FOUND (reason ENTRY_NOT_FOUND).

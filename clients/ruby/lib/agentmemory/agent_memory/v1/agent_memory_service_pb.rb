@@ -154,6 +154,13 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       repeated :blocks, :message, 2, "agentmemory.agent_memory.v1.Entry"
       optional :procedures_recallable, :bool, 3
     end
+    add_message "agentmemory.agent_memory.v1.WatchPinnedChangesRequest" do
+    end
+    add_message "agentmemory.agent_memory.v1.WatchPinnedChangesResponse" do
+      optional :subscribed, :bool, 1
+      optional :account_id, :string, 2
+      optional :all_accounts, :bool, 3
+    end
     add_message "agentmemory.agent_memory.v1.GetEntryRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"
       optional :key, :string, 2
@@ -422,6 +429,8 @@ module Agentmemory
       ForgetResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ForgetResponse").msgclass
       ListPinnedRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ListPinnedRequest").msgclass
       ListPinnedResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ListPinnedResponse").msgclass
+      WatchPinnedChangesRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.WatchPinnedChangesRequest").msgclass
+      WatchPinnedChangesResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.WatchPinnedChangesResponse").msgclass
       GetEntryRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetEntryRequest").msgclass
       GetEntryResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetEntryResponse").msgclass
       ListEntriesRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ListEntriesRequest").msgclass

@@ -60,6 +60,15 @@ module Agentmemory
           # Memory disabled: nothing, and no error. Errors: INVALID_ARGUMENT
           # (principal.*).
           rpc :ListPinned, ::Agentmemory::AgentMemory::V1::ListPinnedRequest, ::Agentmemory::AgentMemory::V1::ListPinnedResponse
+          # Platform-internal (gateways cache ListPinned with it): the accounts whose
+          # ListPinned answers may have changed, announced by PostgreSQL triggers
+          # when a change commits, whoever made it. The first message has
+          # `subscribed` set: every change committed after it is announced (at least
+          # once). Changes to a memory's recall counters alone are not announced.
+          # The stream ends (UNAVAILABLE) when this replica stops hearing
+          # PostgreSQL, or when it shuts down: the caller must then assume it missed
+          # changes. Names accounts only, never memory content.
+          rpc :WatchPinnedChanges, ::Agentmemory::AgentMemory::V1::WatchPinnedChangesRequest, stream(::Agentmemory::AgentMemory::V1::WatchPinnedChangesResponse)
           # Errors: INVALID_ARGUMENT (key), NOT_FOUND (reason ENTRY_NOT_FOUND).
           rpc :GetEntry, ::Agentmemory::AgentMemory::V1::GetEntryRequest, ::Agentmemory::AgentMemory::V1::GetEntryResponse
           # Live entries, oldest first. Errors: INVALID_ARGUMENT (page_size,

@@ -1,0 +1,321 @@
+"""The gateway's cache of ListPinned answers (services.gateway.pinned), on the whole
+platform: whatever writes a memory, through whichever replica, the next context shows
+it; expired entries leave without a write; a broken watch empties the cache. Each test
+uses accounts of its own."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
+from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as memory_grpc
+from agentmemory.common.v1 import principal_pb2
+from agentmemory.gateway.v1 import gateway_service_pb2 as pb
+from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from agentmemory.gateway.v1 import memory_library_service_pb2 as library_pb
+from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as library_grpc
+from google.protobuf import field_mask_pb2, struct_pb2
+
+from libs import clients
+from libs.identity import Principal
+from libs.settings import Secret
+from services.agent_memory.pinned_changes import CHANNEL
+from services.gateway.pinned import PinnedCache
+from tests.support.ports import free_port
+from tools import launch
+
+AGENT = "pinner"
+
+
+def auth(key: str):
+    return (("authorization", f"Bearer {key}"),)
+
+
+def caller(user: str = "u1") -> pb.Caller:
+    return pb.Caller(agent_id=AGENT, user_id=user, surface=principal_pb2.SURFACE_AGENT)
+
+
+def dsn(platform) -> str:
+    return platform.services["agent_memory"].env["AGENT_MEMORY_POSTGRES_DSN"]
+
+
+async def sql(platform, statement: str, *args, announced: bool = True) -> None:
+    """A write straight to agent memory's tables; ``announced=False``: with triggers off
+    (``session_replication_role = replica``), a change nobody announces."""
+    connection = await asyncpg.connect(dsn(platform))
+    try:
+        if not announced:
+            await connection.execute("SET session_replication_role = replica")
+        await connection.execute(statement, *args)
+    finally:
+        await connection.close()
+
+
+class Account:
+    def __init__(self, platform, channel, name: str | None = None) -> None:
+        self.name = name or f"pin-{uuid.uuid4().hex[:8]}"
+        self.key = platform.key(self.name)
+        platform.bind_memory(self.name, AGENT)
+        self.gateway = pb_grpc.GatewayServiceStub(channel)
+        self.library = library_grpc.MemoryLibraryServiceStub(channel)
+
+    async def facts(self, user: str = "u1", gateway=None) -> str:
+        """The pinned-facts message of the next context ('' when none)."""
+        reply = await (gateway or self.gateway).BuildContext(pb.BuildContextRequest(
+            caller=caller(user), delegated=True), metadata=auth(self.key))
+        return "\n".join(m.content for m in reply.messages)
+
+    async def tool(self, name: str, user: str = "u1", **values) -> None:
+        arguments = struct_pb2.Struct()
+        arguments.update(values)
+        await self.gateway.CallTool(pb.CallToolRequest(
+            caller=caller(user), tool_name=name, arguments=arguments), metadata=auth(self.key))
+
+    async def remember(self, key: str, content: str, user: str = "u1") -> None:
+        await self.tool("memory_store", user, key=key, content=content,
+                        category="user_profile", importance=0.9)
+
+    async def cached(self, platform, content: str, marker: str) -> None:
+        """Check the answer is served from the cache: a change nobody announces is not seen."""
+        await asyncio.sleep(0.3)  # the last write's announcement is in
+        assert content in await self.facts()  # read, and kept
+        await sql(platform, "UPDATE memory_entries SET content = $2 WHERE account_id = $1"
+                  " AND content = $3", self.name, marker, content, announced=False)
+        assert content in await self.facts()
+        await sql(platform, "UPDATE memory_entries SET content = $3 WHERE account_id = $1"
+                  " AND content = $2", self.name, marker, content, announced=False)
+
+
+async def eventually(check, timeout: float = 5.0) -> float:
+    """Seconds until ``check()`` held."""
+    started = time.monotonic()
+    while not await check():
+        assert time.monotonic() - started < timeout, "not within the time allowed"
+        await asyncio.sleep(0.02)
+    return time.monotonic() - started
+
+
+async def test_changes_through_the_gateway_show_in_the_very_next_context(platform):
+    async with clients.channel(platform.gateway, default_timeout=30) as channel:
+        acme = Account(platform, channel)
+        assert await acme.facts() == ""
+        await acme.remember("name", "The user's name is Ana.")
+        assert "The user's name is Ana." in await acme.facts()
+        await acme.cached(platform, "The user's name is Ana.", "behind its back")
+        # The library: edit, unpin (importance below the pin floor), pin again, delete.
+        memory = (await acme.library.ListMemories(library_pb.ListMemoriesRequest(
+            caller=caller()), metadata=auth(acme.key))).memories[0]
+
+        async def edit(paths, **values):
+            return (await acme.library.EditMemory(library_pb.EditMemoryRequest(
+                caller=caller(), memory_id=memory.id, expected_version=memory.version,
+                edit=memory_pb.MemoryEdit(**values),
+                update_mask=field_mask_pb2.FieldMask(paths=paths)), metadata=auth(acme.key))
+            ).memory
+
+        memory = await edit(["content"], content="The user's name is Ana Lopes.")
+        assert "Ana Lopes" in await acme.facts()
+        memory = await edit(["importance"], importance=0.2)
+        assert await acme.facts() == ""
+        memory = await edit(["importance"], importance=0.95)
+        assert "Ana Lopes" in await acme.facts()
+        await acme.library.DeleteMemory(library_pb.DeleteMemoryRequest(
+            caller=caller(), memory_id=memory.id), metadata=auth(acme.key))
+        assert await acme.facts() == ""
+        await acme.library.RestoreMemory(library_pb.RestoreMemoryRequest(
+            caller=caller(), memory_id=memory.id), metadata=auth(acme.key))
+        assert "Ana Lopes" in await acme.facts()
+        await acme.tool("memory_forget", key="name")
+        assert await acme.facts() == ""
+
+
+async def test_changes_made_past_the_gateway_reach_it_at_once(platform):
+    async with clients.channel(platform.gateway, default_timeout=30) as channel:
+        acme = Account(platform, channel)
+        await acme.remember("city", "The user lives in Porto.")
+        await acme.cached(platform, "The user lives in Porto.", "behind its back")
+
+        async def shows(text: str) -> bool:
+            return text in await acme.facts()
+
+        # Any write path of agent memory (hygiene, flush, extraction): a statement.
+        await sql(platform, "UPDATE memory_entries SET content = 'The user lives in Lisbon.'"
+                  " WHERE account_id = $1", acme.name)
+        assert await eventually(lambda: shows("Lisbon")) < 2
+        # The operator's CLI, straight to agent memory: memory off, then on again.
+        for enabled, expected in (("false", ""), ("true", "Lisbon")):
+            admin = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "services.agent_memory.admin", "--address",
+                platform.addresses["agent_memory"], "account-settings", "--account", acme.name,
+                "--memory-enabled", enabled, cwd=launch.ROOT,
+                env=platform.services["agent_memory"].env, stdout=subprocess.DEVNULL)
+            assert await admin.wait() == 0
+            assert await eventually(lambda e=expected: shows(e) if e else _none(acme)) < 2
+
+
+async def _none(account: Account) -> bool:
+    return await account.facts() == ""
+
+
+async def test_an_entry_that_expires_leaves_the_context_without_a_write(platform):
+    async with clients.channel(platform.gateway, default_timeout=30) as channel:
+        acme = Account(platform, channel)
+        await acme.remember("trip", "The user is travelling this week.")
+        await sql(platform, "UPDATE memory_entries SET expires_at = now() + interval '3 seconds'"
+                  " WHERE account_id = $1", acme.name)
+        assert "travelling" in await acme.facts()
+        await acme.cached(platform, "The user is travelling this week.", "behind its back")
+        waited = await eventually(lambda: _none(acme), timeout=10)
+        assert waited < 5  # the expiry, not the cache's 60 s
+
+
+async def test_a_write_through_one_replica_reaches_the_other(platform):
+    env = dict(platform.services["gateway"].env)
+    port = free_port()
+    env.update(GATEWAY_PORT=str(port), GATEWAY_HTTP_PORT=str(free_port()),
+               GATEWAY_METRICS_PORT="0")
+    other = launch.Service("gateway", f"127.0.0.1:{port}", env)
+    other.start()
+    try:
+        async with clients.channel(platform.gateway, default_timeout=30) as a_channel, \
+                clients.channel(other.address, default_timeout=30) as b_channel:
+            acme = Account(platform, a_channel)
+            b = pb_grpc.GatewayServiceStub(b_channel)
+            await acme.remember("pet", "The user has a cat.")
+            assert "cat" in await acme.facts(gateway=b)
+            await acme.remember("pet", "The user has a dog.")
+
+            async def b_shows_the_dog() -> bool:
+                return "dog" in await acme.facts(gateway=b)
+
+            assert await eventually(b_shows_the_dog) < 2
+    finally:
+        other.stop()
+
+
+async def test_a_broken_watch_empties_the_cache(platform):
+    async with clients.channel(platform.gateway, default_timeout=30) as channel:
+        acme = Account(platform, channel)
+        await acme.remember("tea", "The user drinks green tea.")
+        await acme.cached(platform, "The user drinks green tea.", "behind its back")
+        agent_memory = platform.services["agent_memory"]
+        agent_memory.stop()
+        try:
+            # Missed while nobody listened (as if the announcement were lost).
+            await sql(platform, "UPDATE memory_entries SET content = 'The user drinks coffee.'"
+                      " WHERE account_id = $1", acme.name, announced=False)
+        finally:
+            agent_memory.start()
+        assert "coffee" in await acme.facts()  # never the cached tea
+
+        async def caching_again() -> bool:  # resubscribed: a change nobody announces is unseen
+            assert "coffee" in await acme.facts()  # kept, once the watch is back
+            await sql(platform, "UPDATE memory_entries SET content = 'The user drinks water.'"
+                      " WHERE account_id = $1", acme.name, announced=False)
+            seen = "water" in await acme.facts()
+            await sql(platform, "UPDATE memory_entries SET content = 'The user drinks coffee.'"
+                      " WHERE account_id = $1", acme.name)
+            await asyncio.sleep(0.2)
+            return not seen
+
+        await eventually(caching_again, timeout=60)
+
+
+async def test_a_bulk_import_is_announced_once(platform):
+    async with clients.channel(platform.gateway, default_timeout=60) as channel:
+        source, target = Account(platform, channel), Account(platform, channel)
+        await source.remember("bulk-0", "The user likes bulk imports.")
+        export = await source.library.ExportMemories(library_pb.ExportMemoriesRequest(
+            caller=caller(), page_size=10), metadata=auth(source.key))
+        header, line = export.jsonl.strip().splitlines()
+        memory_id = json.loads(line)["id"]
+        # 300 more of the agent's, within each kind's capacity.
+        lines = [line] + [
+            line.replace(memory_id, str(uuid.uuid4())).replace("bulk-0", f"bulk-{kind}-{i}")
+            .replace('"user_profile"', f'"{kind}"').replace('"private"', '"agent"')
+            .replace('"user_id": "u1"', '"user_id": ""')
+            for kind in ("project_fact", "decision", "correction") for i in range(100)]
+        heard: list[str] = []
+        listener = await asyncpg.connect(dsn(platform))
+        await listener.add_listener(CHANNEL, lambda *args: heard.append(args[3]))
+        try:
+            imported = await target.library.ImportMemories(library_pb.ImportMemoriesRequest(
+                caller=caller(), jsonl="\n".join([header, *lines])), metadata=auth(target.key))
+            assert imported.created == 301
+            await asyncio.sleep(0.5)
+        finally:
+            await listener.close()
+        assert 1 <= heard.count(target.name) <= 2, heard
+        assert "bulk imports" in await target.facts()
+
+
+async def test_private_memories_stay_with_their_user_through_the_cache(platform):
+    async with clients.channel(platform.gateway, default_timeout=30) as channel:
+        acme = Account(platform, channel)
+        await acme.remember("secret", "The user's locker code is 4711.", user="u1")
+        for _ in range(2):  # the second answer comes from the cache
+            assert "4711" in await acme.facts("u1")
+            assert "4711" not in await acme.facts("u2")
+
+
+@contextlib.asynccontextmanager
+async def agent_memory_stub(platform) -> AsyncIterator[memory_grpc.AgentMemoryServiceStub]:
+    token = platform.services["agent_memory"].env.get("INTERNAL_AUTH_TOKEN", "")
+    async with clients.channel(platform.addresses["agent_memory"], default_timeout=30,
+                               internal_token=Secret(token)) as channel:
+        yield memory_grpc.AgentMemoryServiceStub(channel)
+
+
+class Delayed:
+    """Agent memory's real answers, held back until ``release`` (a slow network)."""
+
+    def __init__(self, stub) -> None:
+        self._stub = stub
+        self.answered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def ListPinned(self, request):
+        reply = await self._stub.ListPinned(request)
+        self.answered.set()
+        await self.release.wait()
+        return reply
+
+    def WatchPinnedChanges(self, request, **kwargs):
+        return self._stub.WatchPinnedChanges(request, **kwargs)
+
+
+async def test_an_answer_read_before_a_change_is_not_kept(platform):
+    async with clients.channel(platform.gateway, default_timeout=30) as channel, \
+            agent_memory_stub(platform) as stub:
+        acme = Account(platform, channel)
+        await acme.remember("fruit", "The user likes apples.")
+        ana = Principal(acme.name, AGENT, "u1", "default")
+        cache = PinnedCache(max_age_seconds=60, retry_seconds=0.1)
+        delayed = Delayed(stub)
+        async with cache.watching(delayed):
+            await eventually(lambda: _true(cache.subscribed))
+            reading = asyncio.create_task(cache.list_pinned(delayed, ana))
+            await delayed.answered.wait()  # read: apples
+            await sql(platform, "UPDATE memory_entries SET content = 'The user likes pears.'"
+                      " WHERE account_id = $1", acme.name)
+            await asyncio.sleep(0.5)  # the announcement arrives while the answer is in flight
+            delayed.release.set()
+            assert "apples" in (await reading).entries[0].content
+            fresh = await cache.list_pinned(stub, ana)
+            assert "pears" in fresh.entries[0].content
+            # And an answer read after the change is kept.
+            await sql(platform, "UPDATE memory_entries SET content = 'The user likes plums.'"
+                      " WHERE account_id = $1", acme.name, announced=False)
+            assert "pears" in (await cache.list_pinned(stub, ana)).entries[0].content
+
+
+async def _true(value: bool) -> bool:
+    return value

@@ -214,6 +214,14 @@ _UNREACHABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
                 grpc.StatusCode.CANCELLED, grpc.StatusCode.RESOURCE_EXHAUSTED}
 
 
+def _unreachable(exc: grpc.aio.AioRpcError) -> bool:
+    """A RESOURCE_EXHAUSTED with our reason is the service's answer (a capacity limit),
+    relayed as it is; without one it came from gRPC itself (message size, streams)."""
+    if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return not errors.error_details(exc).reason
+    return exc.code() in _UNREACHABLE
+
+
 @contextlib.asynccontextmanager
 async def upstream(name: str) -> AsyncIterator[None]:
     """Calls to another service: when it cannot answer, raise UNAVAILABLE naming it
@@ -222,7 +230,7 @@ async def upstream(name: str) -> AsyncIterator[None]:
     try:
         yield
     except grpc.aio.AioRpcError as exc:
-        if exc.code() in _UNREACHABLE:
+        if _unreachable(exc):
             raise errors.Unavailable(
                 f"{name} unavailable: {exc.details()}", reason=f"{name.upper()}_UNAVAILABLE"
             ) from exc

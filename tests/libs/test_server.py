@@ -73,6 +73,23 @@ def _call(channel, method: str):
     return channel.unary_unary(f"/{SERVICE}/{method}")
 
 
+async def test_a_relayed_capacity_refusal_stays_resource_exhausted(probe):
+    """Only gRPC's own RESOURCE_EXHAUSTED (here a reply over the channel's size limit)
+    means the service cannot answer; a capacity limit it reports is relayed as it is."""
+    address, _ = probe
+    async with clients.channel(address) as channel:
+        with pytest.raises(errors.DomainError) as refused:
+            async with clients.upstream("probe"):
+                await _call(channel, "FailDomain")(b"")
+        assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert refused.value.reason == "CAPACITY_EXCEEDED"
+    async with clients.channel(address, max_message_bytes=2) as small:
+        with pytest.raises(errors.Unavailable) as unreachable:
+            async with clients.upstream("probe"):
+                await _call(small, "Log")(b"a request")
+        assert unreachable.value.reason == "PROBE_UNAVAILABLE"
+
+
 async def test_domain_errors_become_rich_statuses(probe):
     address, _ = probe
     async with clients.channel(address) as channel:

@@ -108,6 +108,10 @@ class EdgeIndex:
                 self._shards[name] = _Shard(handle)
             return self._shards[name]
 
+    def _exists(self, name: str) -> bool:
+        """The shard is on disk (or retired by a swap that stopped half-way)."""
+        return (self._root / name).exists() or (self._root / WORK / f"{name}.retired").exists()
+
     async def _shard(self, name: str, dimensions: int | None = None):
         return (await self._entry(name, dimensions)).handle
 
@@ -206,7 +210,7 @@ class EdgeIndex:
         await self._write(name, q.UpdateOperation.upsert_points(edge_points), len(edge_points))
 
     async def delete(self, name: str, ids: Sequence[UUID]) -> None:
-        if not (self._root / name).exists():
+        if not self._exists(name):
             return
         q = _edge()
         await self._write(name, q.UpdateOperation.delete_points([str(i) for i in ids]),
@@ -214,7 +218,7 @@ class EdgeIndex:
 
     async def query(self, name: str, dense: list[float], sparse: SparseVector,
                     where: IndexFilter, limit: int) -> list[IndexHit]:
-        if not (self._root / name).exists():
+        if not self._exists(name):
             return []
         q = _edge()
         condition = _filter(where)
@@ -235,7 +239,7 @@ class EdgeIndex:
 
     async def query_dense(self, name: str, dense: list[float], where: IndexFilter,
                           limit: int) -> list[IndexHit]:
-        if not (self._root / name).exists():
+        if not self._exists(name):
             return []
         q = _edge()
         request = q.QueryRequest(limit=limit, query=q.Query.Nearest(dense, using=DENSE),
@@ -244,7 +248,7 @@ class EdgeIndex:
         return [IndexHit(UUID(str(p.id)), p.score) for p in points]
 
     async def count(self, name: str) -> int:
-        if not (self._root / name).exists():
+        if not self._exists(name):
             return 0
         q = _edge()
         return await self._call(name, lambda s: s.count(q.CountRequest(exact=True)))
@@ -256,6 +260,7 @@ class EdgeIndex:
                 async with entry.lock:
                     await asyncio.to_thread(entry.handle.close)
             await asyncio.to_thread(shutil.rmtree, self._root / name, True)
+            await asyncio.to_thread(shutil.rmtree, self._root / WORK / f"{name}.retired", True)
 
     async def close(self) -> None:
         async with self._lock:
@@ -274,7 +279,9 @@ class EdgeIndex:
 
     async def unindexed(self, name: str) -> int:
         """Points whose dense vector is outside every HNSW graph (scanned by each
-        query). Qdrant counts a point's sparse vector as indexed wherever it lies."""
+        query), as far as ``info`` tells: it counts a point's sparse vector as indexed
+        wherever it lies, and the vectors of a point deleted from a graph as indexed
+        until a vacuum (an underestimate, then)."""
         info = await self._call(name, lambda s: s.info())
         return max(0, 2 * info.points_count - info.indexed_vectors_count)
 

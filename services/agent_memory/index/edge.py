@@ -115,18 +115,25 @@ class EdgeIndex:
     async def _shard(self, name: str, dimensions: int | None = None):
         return (await self._entry(name, dimensions)).handle
 
-    def _config(self, dimensions: int | None, *, existing: bool):
-        """The shard's configuration. Loading an existing shard, the dense vectors are
-        the shard's own (``dimensions`` only sizes the indexing threshold)."""
+    def _config(self, dimensions: int):
         q = _edge()
-        optimizers = self._optimizers(dimensions) if self._after and dimensions else None
         return q.EdgeConfig(
-            vectors=None if existing else {
-                DENSE: q.EdgeVectorParams(size=dimensions, distance=q.Distance.Cosine)},
+            vectors={DENSE: q.EdgeVectorParams(size=dimensions, distance=q.Distance.Cosine)},
             sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
             payload_memory=q.Memory.Cached,
-            optimizers=optimizers,
+            optimizers=self._optimizers(dimensions) if self._after else None,
         )
+
+    def _reconfigured(self, path: Path):
+        """What loading an existing shard changes: its indexing threshold (to the setting).
+        The parts left out (sparse vectors, payload placement) stay the shard's own."""
+        q = _edge()
+        dimensions = _stored_dimensions(path)
+        if not self._after or dimensions is None:
+            return None
+        return q.EdgeConfig(
+            vectors={DENSE: q.EdgeVectorParams(size=dimensions, distance=q.Distance.Cosine)},
+            optimizers=self._optimizers(dimensions))
 
     def _optimizers(self, dimensions: int):
         """Qdrant indexes a segment once its vectors take ``indexing_threshold`` KB:
@@ -144,12 +151,11 @@ class EdgeIndex:
             retired.rename(path)  # a swap stopped between its two renames
         shutil.rmtree(self._root / WORK / name, ignore_errors=True)
         if path.exists() and any(path.iterdir()):
-            config = self._config(_stored_dimensions(path), existing=True)
-            return self._indexed(q.EdgeShard.load(str(path), config))
+            return self._indexed(q.EdgeShard.load(str(path), self._reconfigured(path)))
         if dimensions is None:
             raise IndexUnavailable(f"collection {name} does not exist")
         path.mkdir(parents=True, exist_ok=True)
-        return self._indexed(q.EdgeShard.create(str(path), self._config(dimensions, existing=False)))
+        return self._indexed(q.EdgeShard.create(str(path), self._config(dimensions)))
 
     @staticmethod
     def _indexed(shard):

@@ -94,7 +94,7 @@ def gated(gate: Path, pid_file: Path):
 
 async def wait_for(path: Path) -> None:
     for _ in range(500):
-        if path.exists():
+        if await asyncio.to_thread(path.exists):
             return
         await asyncio.sleep(0.02)
     raise AssertionError(f"{path} never appeared")

@@ -284,12 +284,8 @@ class EdgeIndex:
                       if p.is_dir() and not p.name.startswith("."))
 
     async def unindexed(self, name: str) -> int:
-        """Points whose dense vector is outside every HNSW graph (scanned by each
-        query), as far as ``info`` tells: it counts a point's sparse vector as indexed
-        wherever it lies, and the vectors of a point deleted from a graph as indexed
-        until a vacuum (an underestimate, then)."""
-        info = await self._call(name, lambda s: s.info())
-        return max(0, 2 * info.points_count - info.indexed_vectors_count)
+        """Points whose dense vector is outside every HNSW graph (scanned by each query)."""
+        return _outside_graphs(await self._call(name, lambda s: s.info()))
 
     async def check(self, name: str) -> None:
         """Queue ``name`` for ``due`` if it holds enough points outside its graphs."""
@@ -300,9 +296,8 @@ class EdgeIndex:
     async def _check(self, name: str, entry: _Shard) -> None:
         if not self._after or name in self._queued or entry.journal is not None:
             return
-        info = await asyncio.to_thread(entry.handle.info)
-        unindexed = max(0, 2 * info.points_count - info.indexed_vectors_count)
-        if unindexed >= self._after or entry.deletes >= self._after:
+        outside = _outside_graphs(await asyncio.to_thread(entry.handle.info))
+        if outside >= self._after or entry.deletes >= self._after:
             self._queued.add(name)
             self._due.put_nowait(name)
 
@@ -374,6 +369,13 @@ class EdgeIndex:
             return q.EdgeShard.load(str(path))
         shutil.rmtree(retired, ignore_errors=True)
         return q.EdgeShard.load(str(path))
+
+
+def _outside_graphs(info) -> int:
+    """Points whose dense vector is outside every HNSW graph, as far as ``info`` tells:
+    it counts a point's sparse vector as indexed wherever it lies, and the vectors of a
+    point deleted from a graph as indexed until a vacuum (an underestimate, then)."""
+    return max(0, 2 * info.points_count - info.indexed_vectors_count)
 
 
 def _stored_dimensions(path: Path) -> int | None:

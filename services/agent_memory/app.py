@@ -25,6 +25,7 @@ from services.agent_memory import safety
 from services.agent_memory.clock import Clock, SystemClock
 from services.agent_memory.index import VectorIndex
 from services.agent_memory.index.edge import EdgeIndex
+from services.agent_memory.index.optimizer import IndexOptimizer
 from services.agent_memory.index.server import QdrantServerIndex
 from services.agent_memory.learning import bridge
 from services.agent_memory.learning import wiring as learning_wiring
@@ -49,7 +50,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 def build_index(settings: StorageSettings) -> VectorIndex:
     if settings.index == "edge":
-        return EdgeIndex(settings.index_path.resolve())
+        return EdgeIndex(settings.index_path.resolve(), settings.index_optimize_after_changes)
     return QdrantServerIndex.connect(settings.qdrant_url, settings.qdrant_api_key.reveal())
 
 
@@ -124,12 +125,22 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
             "agent_memory.outbox.size", lambda: repository.pool.fetchval(
                 "SELECT count(*) FROM memory_outbox"),
             unit="{row}", description="Entry changes not yet projected into the vector index.")
+        optimizer = IndexOptimizer(index) if isinstance(index, EdgeIndex) else None
+        if optimizer is not None:
+            server.metrics.gauge(
+                "agent_memory.index.optimizations_pending", lambda: optimizer.pending,
+                unit="{shard}", description="Embedded-index shards whose HNSW graphs are being"
+                " built or wait for it.")
+            if background:
+                await optimizer.queue_startup()
         await server.start()
         if background:
             tasks = [asyncio.create_task(projector.run_forever()),
                      asyncio.create_task(run_hygiene_daily(
                          memory, config.storage.hygiene_interval_hours)),
                      *learning.start(config.storage.hygiene_interval_hours)]
+            if optimizer is not None:
+                tasks.append(asyncio.create_task(optimizer.run_forever()))
         try:
             yield Running(memory, server, projector, repository, index, learning, retrieval)
         finally:

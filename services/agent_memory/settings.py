@@ -35,6 +35,11 @@ class StorageSettings:
         "INDEX", "edge", "Vector index: edge (Qdrant engine in-process) or qdrant (a server).")
     index_path: Path = setting(
         "INDEX_PATH", Path("data/qdrant"), "Directory of the in-process index (edge).")
+    index_optimize_after_changes: int = setting(
+        "INDEX_OPTIMIZE_AFTER_CHANGES", 10_000,
+        "Embedded index (edge): build a collection's HNSW graphs in the background once this"
+        " many of its points are outside them (at start-up too); smaller collections stay a"
+        " plain scan. 0 never builds them.")
     qdrant_url: str = setting("QDRANT_URL", "http://localhost:6333", "Qdrant server URL (qdrant).")
     qdrant_api_key: Secret = setting("QDRANT_API_KEY", Secret(""), "Qdrant API key, if any.")
     projector_batch: int = setting(
@@ -45,6 +50,8 @@ class StorageSettings:
     def __post_init__(self) -> None:
         if self.projector_batch < 1:
             raise ValueError(f"{PREFIX}PROJECTOR_BATCH must be at least 1")
+        if self.index_optimize_after_changes < 0:
+            raise ValueError(f"{PREFIX}INDEX_OPTIMIZE_AFTER_CHANGES must be 0 or more")
         if self.hygiene_interval_hours <= 0:
             raise ValueError(f"{PREFIX}HYGIENE_INTERVAL_HOURS must be positive")
 

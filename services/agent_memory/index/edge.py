@@ -1,10 +1,26 @@
-"""The embedded index: Qdrant's engine in-process (qdrant-edge), a shard per collection."""
+"""The embedded index: Qdrant's engine in-process (qdrant-edge), a shard per collection.
+
+qdrant-edge builds no HNSW graph by itself: until ``EdgeShard.optimize`` runs,
+every query is a filtered scan of every point. That call holds the GIL (and a
+search or write on the shard) for the whole build, minutes at 100k points, so
+it never runs in this process: ``optimize`` copies the shard, builds the graph
+on the copy in a child process (``index.optimizer``) while searches and writes
+go on here, replays the writes made meanwhile onto the optimized copy and swaps
+it in. Each step leaves a complete shard on disk: the live one, or (between
+two renames) the retired one, which ``_open`` puts back.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import math
 import shutil
-from collections.abc import Sequence
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
@@ -19,6 +35,11 @@ from services.agent_memory.index import (
     IndexUnavailable,
 )
 from services.agent_memory.sparse import SparseVector
+
+logger = logging.getLogger(__name__)
+
+# Copies being optimized and shards being retired live here, out of the shard names.
+WORK = ".optimizing"
 
 
 def _edge():
@@ -41,35 +62,100 @@ def _filter(where: IndexFilter):
     return q.Filter(must=must)
 
 
-class EdgeIndex:
-    def __init__(self, root: Path) -> None:
-        self._root = root
-        self._shards: dict[str, object] = {}
-        self._lock = asyncio.Lock()
+@dataclass(frozen=True)
+class Optimization:
+    """What one optimization did: ``optimized`` False when Qdrant found nothing due."""
 
-    async def _shard(self, name: str, dimensions: int | None = None):
-        shard = self._shards.get(name)
-        if shard is not None:
-            return shard
+    name: str
+    optimized: bool
+    points: int
+    seconds: float
+    pause_seconds: float  # how long writes and searches of the shard waited (copy, swap)
+
+
+@dataclass(eq=False)
+class _Shard:
+    handle: object
+    # Every call on the shard holds it: qdrant-edge holds the GIL through each call
+    # anyway, and the swap must not close a handle under a running call.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    changes: int = 0  # points upserted or deleted since the last look at the shard
+    deletes: int = 0  # points deleted since the last optimization
+    # The writes made since the copy under optimization was taken, replayed onto it.
+    journal: list | None = None
+
+
+class EdgeIndex:
+    def __init__(self, root: Path, optimize_after_changes: int = 0) -> None:
+        """``optimize_after_changes``: a shard holding at least that many points
+        outside its HNSW graphs is due an optimization (``due``); 0: never."""
+        self._root = root
+        self._after = optimize_after_changes
+        self._shards: dict[str, _Shard] = {}
+        self._lock = asyncio.Lock()
+        self._due: asyncio.Queue[str] = asyncio.Queue()
+        self._queued: set[str] = set()
+
+    # Opening -------------------------------------------------------------------
+
+    async def _entry(self, name: str, dimensions: int | None = None) -> _Shard:
+        entry = self._shards.get(name)
+        if entry is not None:
+            return entry
         async with self._lock:
             if name not in self._shards:
-                self._shards[name] = await asyncio.to_thread(self._open, name, dimensions)
+                handle = await asyncio.to_thread(self._open, name, dimensions)
+                self._shards[name] = _Shard(handle)
             return self._shards[name]
+
+    def _exists(self, name: str) -> bool:
+        """The shard is on disk (or retired by a swap that stopped half-way)."""
+        return (self._root / name).exists() or (self._root / WORK / f"{name}.retired").exists()
+
+    async def _shard(self, name: str, dimensions: int | None = None):
+        return (await self._entry(name, dimensions)).handle
+
+    def _config(self, dimensions: int):
+        q = _edge()
+        return q.EdgeConfig(
+            vectors={DENSE: q.EdgeVectorParams(size=dimensions, distance=q.Distance.Cosine)},
+            sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+            payload_memory=q.Memory.Cached,
+            optimizers=self._optimizers(dimensions) if self._after else None,
+        )
+
+    def _reconfigured(self, path: Path):
+        """What loading an existing shard changes: its indexing threshold (to the setting).
+        The parts left out (sparse vectors, payload placement) stay the shard's own."""
+        q = _edge()
+        dimensions = _stored_dimensions(path)
+        if not self._after or dimensions is None:
+            return None
+        return q.EdgeConfig(
+            vectors={DENSE: q.EdgeVectorParams(size=dimensions, distance=q.Distance.Cosine)},
+            optimizers=self._optimizers(dimensions))
+
+    def _optimizers(self, dimensions: int):
+        """Qdrant indexes a segment once its vectors take ``indexing_threshold`` KB:
+        sized so that a segment of ``optimize_after_changes`` points is due, smaller
+        collections stay a plain scan (cheap below that size)."""
+        q = _edge()
+        kb = max(1, math.ceil(self._after * dimensions * 4 / 1024))
+        return q.EdgeOptimizersConfig(indexing_threshold=kb)
 
     def _open(self, name: str, dimensions: int | None):
         q = _edge()
         path = self._root / name
+        retired = self._root / WORK / f"{name}.retired"
+        if not path.exists() and retired.exists():
+            retired.rename(path)  # a swap stopped between its two renames
+        shutil.rmtree(self._root / WORK / name, ignore_errors=True)
         if path.exists() and any(path.iterdir()):
-            return self._indexed(q.EdgeShard.load(str(path)))
+            return self._indexed(q.EdgeShard.load(str(path), self._reconfigured(path)))
         if dimensions is None:
             raise IndexUnavailable(f"collection {name} does not exist")
-        config = q.EdgeConfig(
-            vectors={DENSE: q.EdgeVectorParams(size=dimensions, distance=q.Distance.Cosine)},
-            sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
-            payload_memory=q.Memory.Cached,
-        )
         path.mkdir(parents=True, exist_ok=True)
-        return self._indexed(q.EdgeShard.create(str(path), config))
+        return self._indexed(q.EdgeShard.create(str(path), self._config(dimensions)))
 
     @staticmethod
     def _indexed(shard):
@@ -77,16 +163,36 @@ class EdgeIndex:
         collection of an earlier release gains the ones it lacks."""
         q = _edge()
         present = set(shard.info().payload_schema)
-        for field, schema in PAYLOAD_FIELDS:
-            if field not in present:
+        for field_name, schema in PAYLOAD_FIELDS:
+            if field_name not in present:
                 shard.update(q.UpdateOperation.create_field_index(
-                    field, getattr(q.PayloadSchemaType, _SCHEMAS[schema])))
+                    field_name, getattr(q.PayloadSchemaType, _SCHEMAS[schema])))
         return shard
 
+    # Calls ---------------------------------------------------------------------
+
     async def _call(self, name: str, operation, *args):
-        shard = await self._shard(name)
+        entry = await self._entry(name)
         try:
-            return await asyncio.to_thread(operation, shard, *args)
+            async with entry.lock:
+                return await asyncio.to_thread(operation, entry.handle, *args)
+        except IndexUnavailable:
+            raise
+        except Exception as exc:
+            raise IndexUnavailable(f"qdrant-edge: {exc}") from exc
+
+    async def _write(self, name: str, operation, changed: int, deleted: int = 0) -> None:
+        entry = await self._entry(name)
+        try:
+            async with entry.lock:
+                await asyncio.to_thread(entry.handle.update, operation)
+                if entry.journal is not None:
+                    entry.journal.append(operation)
+                entry.changes += changed
+                entry.deletes += deleted
+                if self._after and entry.changes >= self._after:
+                    entry.changes = 0
+                    await self._check(name, entry)
         except IndexUnavailable:
             raise
         except Exception as exc:
@@ -94,7 +200,7 @@ class EdgeIndex:
 
     async def ensure_collection(self, name: str, dimensions: int) -> None:
         try:
-            await self._shard(name, dimensions)
+            await self._entry(name, dimensions)
         except IndexUnavailable:
             raise
         except Exception as exc:
@@ -107,18 +213,18 @@ class EdgeIndex:
                                                                      p.sparse.values)}, p.payload)
             for p in points
         ]
-        await self._call(name, lambda s: s.update(q.UpdateOperation.upsert_points(edge_points)))
+        await self._write(name, q.UpdateOperation.upsert_points(edge_points), len(edge_points))
 
     async def delete(self, name: str, ids: Sequence[UUID]) -> None:
-        if not (self._root / name).exists():
+        if not self._exists(name):
             return
         q = _edge()
-        await self._call(name, lambda s: s.update(
-            q.UpdateOperation.delete_points([str(i) for i in ids])))
+        await self._write(name, q.UpdateOperation.delete_points([str(i) for i in ids]),
+                          len(ids), len(ids))
 
     async def query(self, name: str, dense: list[float], sparse: SparseVector,
                     where: IndexFilter, limit: int) -> list[IndexHit]:
-        if not (self._root / name).exists():
+        if not self._exists(name):
             return []
         q = _edge()
         condition = _filter(where)
@@ -139,7 +245,7 @@ class EdgeIndex:
 
     async def query_dense(self, name: str, dense: list[float], where: IndexFilter,
                           limit: int) -> list[IndexHit]:
-        if not (self._root / name).exists():
+        if not self._exists(name):
             return []
         q = _edge()
         request = q.QueryRequest(limit=limit, query=q.Query.Nearest(dense, using=DENSE),
@@ -148,20 +254,165 @@ class EdgeIndex:
         return [IndexHit(UUID(str(p.id)), p.score) for p in points]
 
     async def count(self, name: str) -> int:
-        if not (self._root / name).exists():
+        if not self._exists(name):
             return 0
         q = _edge()
         return await self._call(name, lambda s: s.count(q.CountRequest(exact=True)))
 
     async def drop(self, name: str) -> None:
         async with self._lock:
-            shard = self._shards.pop(name, None)
-            if shard is not None:
-                await asyncio.to_thread(shard.close)
+            entry = self._shards.pop(name, None)
+            if entry is not None:
+                async with entry.lock:
+                    await asyncio.to_thread(entry.handle.close)
             await asyncio.to_thread(shutil.rmtree, self._root / name, True)
+            await asyncio.to_thread(shutil.rmtree, self._root / WORK / f"{name}.retired", True)
 
     async def close(self) -> None:
         async with self._lock:
-            for shard in self._shards.values():
-                await asyncio.to_thread(shard.close)
+            for entry in self._shards.values():
+                async with entry.lock:
+                    await asyncio.to_thread(entry.handle.close)
             self._shards.clear()
+
+    # Optimization --------------------------------------------------------------
+
+    def collections(self) -> list[str]:
+        if not self._root.exists():
+            return []
+        return sorted(p.name for p in self._root.iterdir()
+                      if p.is_dir() and not p.name.startswith("."))
+
+    async def unindexed(self, name: str) -> int:
+        """Points whose dense vector is outside every HNSW graph (scanned by each query)."""
+        return _outside_graphs(await self._call(name, lambda s: s.info()))
+
+    async def check(self, name: str) -> None:
+        """Queue ``name`` for ``due`` if it holds enough points outside its graphs."""
+        entry = await self._entry(name)
+        async with entry.lock:
+            await self._check(name, entry)
+
+    async def _check(self, name: str, entry: _Shard) -> None:
+        if not self._after or name in self._queued or entry.journal is not None:
+            return
+        outside = _outside_graphs(await asyncio.to_thread(entry.handle.info))
+        if outside >= self._after or entry.deletes >= self._after:
+            self._queued.add(name)
+            self._due.put_nowait(name)
+
+    @property
+    def queued(self) -> int:
+        return len(self._queued)
+
+    async def due(self) -> str:
+        """The next shard due an optimization (waits for one)."""
+        name = await self._due.get()
+        self._queued.discard(name)
+        return name
+
+    async def optimize(self, name: str,
+                       command: Callable[[Path], list[str]] | None = None) -> Optimization:
+        """Build the HNSW graphs of ``name`` on a copy in a child process, then swap it
+        in. Cancelled: the child is killed and the copy removed."""
+        entry = await self._entry(name)
+        work = self._root / WORK / name
+        paused = time.monotonic()
+        async with entry.lock:
+            await _uncancelled(self._copy, entry.handle, self._root / name, work)
+            entry.journal = []
+        pause = time.monotonic() - paused
+        try:
+            started = time.monotonic()
+            report = await _run_child((command or _child_command)(work))
+            seconds = time.monotonic() - started
+            if not report["optimized"]:
+                return Optimization(name, False, report["points"], seconds, pause)
+            paused = time.monotonic()
+            async with entry.lock:
+                if self._shards.get(name) is not entry:
+                    return Optimization(name, False, report["points"], seconds, pause)
+                entry.handle = await _uncancelled(
+                    self._swap, entry.handle, self._root / name, work, entry.journal)
+                entry.deletes = 0
+            return Optimization(name, True, report["points"], seconds,
+                                pause + time.monotonic() - paused)
+        finally:
+            entry.journal = None
+            await asyncio.to_thread(shutil.rmtree, work, True)
+
+    @staticmethod
+    def _copy(handle, path: Path, work: Path) -> None:
+        handle.flush()
+        shutil.rmtree(work, ignore_errors=True)
+        work.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(path, work)
+
+    def _swap(self, old, path: Path, work: Path, journal: list):
+        """The writes made during the build go into the optimized copy before it
+        replaces the live shard, so each rename leaves a complete shard in place."""
+        q = _edge()
+        if journal:
+            optimized = q.EdgeShard.load(str(work))
+            for operation in journal:
+                optimized.update(operation)
+            optimized.close()
+        old.close()
+        retired = work.with_name(f"{path.name}.retired")
+        shutil.rmtree(retired, ignore_errors=True)
+        try:
+            path.rename(retired)
+            work.rename(path)
+        except OSError:
+            if not path.exists():
+                retired.rename(path)
+            return q.EdgeShard.load(str(path))
+        shutil.rmtree(retired, ignore_errors=True)
+        return q.EdgeShard.load(str(path))
+
+
+def _outside_graphs(info) -> int:
+    """Points whose dense vector is outside every HNSW graph, as far as ``info`` tells:
+    it counts a point's sparse vector as indexed wherever it lies, and the vectors of a
+    point deleted from a graph as indexed until a vacuum (an underestimate, then)."""
+    return max(0, 2 * info.points_count - info.indexed_vectors_count)
+
+
+def _stored_dimensions(path: Path) -> int | None:
+    """The dense size a shard was created with (qdrant-edge's own record of it)."""
+    try:
+        config = json.loads((path / "edge_config.json").read_text())
+        return int(config["vectors"][DENSE]["size"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+async def _uncancelled(function, *args):
+    """Run ``function`` in a thread to its end even if the caller is cancelled (shutdown
+    while swapping): the caller holds the shard's lock until then."""
+    done = asyncio.ensure_future(asyncio.to_thread(function, *args))
+    try:
+        return await asyncio.shield(done)
+    except asyncio.CancelledError:
+        await done
+        raise
+
+
+def _child_command(work: Path) -> list[str]:
+    return [sys.executable, "-m", "services.agent_memory.index.optimizer", str(work)]
+
+
+async def _run_child(command: list[str]) -> dict:
+    process = await asyncio.create_subprocess_exec(
+        *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        out, err = await process.communicate()
+    except BaseException:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        raise
+    if process.returncode != 0:
+        raise IndexUnavailable(f"qdrant-edge optimizer exited with {process.returncode}: "
+                               f"{err.decode(errors='replace')[-500:]}")
+    return json.loads(out.decode().strip().splitlines()[-1])

@@ -51,6 +51,9 @@ _AUDIT_COLUMNS = ("id, action, memory_id, version, actor_key_id, actor_agent_id,
 # What purging a version takes out of the audit trail's snapshots.
 _REDACTED = "'{key,content,tags,content_hash}'::text[]"
 
+# Rows one decay statement updates at most (100k rows in one took over 10 s).
+DECAY_BATCH = 5000
+
 
 def or_query(text: str) -> str:
     """A tsquery matching any word of ``text`` (user text never reaches tsquery syntax)."""
@@ -447,18 +450,27 @@ class Repository:
             " SELECT count(*) FROM pruned", now, rules.SETTINGS_RETENTION_DAYS)
         return int(status)
 
-    async def decay(self, now: datetime) -> int:
-        """Maintenance, not an edit: no version, no audit record."""
-        status = await self._pool.execute(
-            "UPDATE memory_entries SET importance = greatest($1, round((importance - $2)::numeric,"
-            " 6)), last_decayed_at = $3"
-            " WHERE kind = ANY($4::text[]) AND importance > $1 AND deleted_at IS NULL"
-            " AND superseded_by IS NULL AND coalesce(last_recalled_at, created_at) <= $5"
-            " AND (last_decayed_at IS NULL OR last_decayed_at <= $6)",
-            rules.DECAY_FLOOR, rules.DECAY_STEP, now, [str(k) for k in rules.DECAYING],
-            now - rules.DECAY_AFTER, now - rules.DECAY_INTERVAL,
-        )
-        return int(status.split()[-1])
+    async def decay(self, now: datetime, batch: int = DECAY_BATCH) -> int:
+        """Maintenance, not an edit: no version, no audit record. In batches, so that a
+        large account never holds one statement past the pool's command timeout; a
+        decayed row leaves the set (its ``last_decayed_at`` is now), so the loop ends."""
+        decayed = 0
+        while True:
+            status = await self._pool.execute(
+                "UPDATE memory_entries SET importance = greatest($1, round((importance - $2)"
+                "::numeric, 6)), last_decayed_at = $3"
+                " WHERE id IN (SELECT id FROM memory_entries"
+                " WHERE kind = ANY($4::text[]) AND importance > $1 AND deleted_at IS NULL"
+                " AND superseded_by IS NULL AND coalesce(last_recalled_at, created_at) <= $5"
+                " AND (last_decayed_at IS NULL OR last_decayed_at <= $6)"
+                " LIMIT $7 FOR UPDATE SKIP LOCKED)",
+                rules.DECAY_FLOOR, rules.DECAY_STEP, now, [str(k) for k in rules.DECAYING],
+                now - rules.DECAY_AFTER, now - rules.DECAY_INTERVAL, batch,
+            )
+            done = int(status.split()[-1])
+            decayed += done
+            if done < batch:
+                return decayed
 
     async def forget_requests(self, before: datetime) -> None:
         await self._pool.execute("DELETE FROM memory_store_requests WHERE created_at < $1", before)

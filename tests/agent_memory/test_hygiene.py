@@ -63,3 +63,13 @@ async def test_unrecalled_facts_and_observations_decay_profiles_never(memory):
     memory.clock.advance(days=84)  # 91 days since "recalled" was last recalled
     await hygiene(memory)
     assert await importance(memory, "recalled") == pytest.approx(0.4)
+
+
+async def test_decay_runs_in_batches_until_every_stale_entry_has_stepped_once(memory):
+    for i in range(7):
+        await memory.stub.Store(store(f"fact{i}", f"Project fact number {i}",
+                                      pb.CATEGORY_PROJECT_FACT, importance=0.5))
+    memory.clock.advance(days=90, seconds=1)
+    assert await memory.service.repository.decay(memory.clock.now(), batch=3) == 7
+    assert [await importance(memory, f"fact{i}") for i in range(7)] == [pytest.approx(0.4)] * 7
+    assert await memory.service.repository.decay(memory.clock.now(), batch=3) == 0

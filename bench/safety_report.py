@@ -121,8 +121,9 @@ def credential_table() -> list[tuple[str, bool, list[str]]]:
 
 def _print_rates(name: str, rates: Rates, misses: bool) -> None:
     print(f"\n{name}")
-    print(f"  attacks stored (false negatives): {len(rates.missed)}/{rates.attacks} "
-          f"= {rates.false_negative_rate:.1%}")
+    if rates.attacks:
+        print(f"  attacks stored (false negatives): {len(rates.missed)}/{rates.attacks} "
+              f"= {rates.false_negative_rate:.1%}")
     print(f"  memory-like benign rejected (false positives): {len(rates.rejected)}/{rates.benign} "
           f"= {rates.false_positive_rate:.1%}")
     if rates.prompts:

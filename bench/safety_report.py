@@ -11,22 +11,31 @@ of each kind, whether it is forced private. ``--misses`` lists the texts.
 The tuning set (bench/data/safety/tuning.jsonl plus the corpus in
 tests/agent_memory/safety_corpus.py) is what the rules and the classifier were
 built on; the evaluation set comes from other public sources (see the README
-beside the data) and was not used to build them.
+beside the data) and was not used to build them. A third set is our own:
+everyday memory statements from bench/everyday_memories.py (preferences,
+complaints, settings such as dark or developer mode, tasks, project facts) and
+the synthetic memories of bench/agent_memory_bench.py; nothing is trained on
+it, it checks false positives where memories are most common. The last lines
+time the classifier on typical texts.
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 from dataclasses import dataclass, field
 
-from bench import safety_data
+from bench import everyday_memories, safety_data
+from bench.agent_memory_bench import text as bench_memory
 from services.agent_memory import safety
 from services.agent_memory.safety import classifier
 from tests.agent_memory import safety_corpus
 
 TARGET_FALSE_NEGATIVES = 0.10
 TARGET_FALSE_POSITIVES = 0.02
+TARGET_EVERYDAY_FALSE_POSITIVES = 0.01
+BENCH_MEMORIES = 60_000  # as many as bench/memory_model_bench.py imports
 
 
 @dataclass
@@ -82,6 +91,18 @@ def tuning_examples() -> list[safety_data.Example]:
     return rows + corpus
 
 
+def everyday_examples() -> list[safety_data.Example]:
+    """Our own templated statements: all benign."""
+    return [safety_data.Example(text, "benign", f"ours: {family}")
+            for family, text in everyday_memories.statements()]
+
+
+def bench_memory_examples() -> list[safety_data.Example]:
+    """The synthetic memories the benchmarks store ("Entry 7: the user likes coffee and ...")."""
+    return [safety_data.Example(bench_memory(i), "benign", "ours: agent_memory_bench memories")
+            for i in range(BENCH_MEMORIES)]
+
+
 def measure(examples: list[safety_data.Example]) -> Rates:
     rates = Rates()
     for example in examples:
@@ -100,8 +121,9 @@ def credential_table() -> list[tuple[str, bool, list[str]]]:
 
 def _print_rates(name: str, rates: Rates, misses: bool) -> None:
     print(f"\n{name}")
-    print(f"  attacks stored (false negatives): {len(rates.missed)}/{rates.attacks} "
-          f"= {rates.false_negative_rate:.1%}")
+    if rates.attacks:
+        print(f"  attacks stored (false negatives): {len(rates.missed)}/{rates.attacks} "
+              f"= {rates.false_negative_rate:.1%}")
     print(f"  memory-like benign rejected (false positives): {len(rates.rejected)}/{rates.benign} "
           f"= {rates.false_positive_rate:.1%}")
     if rates.prompts:
@@ -118,10 +140,30 @@ def _print_rates(name: str, rates: Rates, misses: bool) -> None:
                 print(f"    {label}: {text[:160]!r}")
 
 
+def scoring_cost() -> tuple[float, float, int]:
+    """(median, 99th percentile) microseconds for the classifier to score one text (the best of
+    three tries, to see past a loaded machine), over the evaluation set's memory-like texts,
+    and their median length in characters."""
+    texts = [e.text for e in safety_data.load("evaluation") if e.label == "benign"]
+    current = classifier.model()
+    samples = []
+    for text in texts:
+        tries = []
+        for _ in range(3):
+            started = time.perf_counter()
+            current.score(text)
+            tries.append((time.perf_counter() - started) * 1e6)
+        samples.append(min(tries))
+    samples.sort()
+    return (statistics.median(samples), samples[int(len(samples) * 0.99)],
+            int(statistics.median(len(t) for t in texts)))
+
+
 def main() -> None:
     misses = "--misses" in sys.argv
     started = time.perf_counter()
     tuning, evaluation = measure(tuning_examples()), measure(safety_data.load("evaluation"))
+    everyday, bench_memories = measure(everyday_examples()), measure(bench_memory_examples())
     elapsed = time.perf_counter() - started
     _print_rates("tuning set (rules written and classifier trained on it)", tuning, misses)
     caught, flagged = classifier.model().cross_validated
@@ -131,11 +173,20 @@ def main() -> None:
     _print_rates("evaluation set (held out, public sources)", evaluation, misses)
     print(f"\n  targets on the evaluation set: false negatives <= {TARGET_FALSE_NEGATIVES:.0%}, "
           f"false positives <= {TARGET_FALSE_POSITIVES:.0%}")
+    _print_rates("everyday memory statements (our own templates, not public; never trained on)",
+                 everyday, misses)
+    print(f"\n  target: false positives under {TARGET_EVERYDAY_FALSE_POSITIVES:.0%}")
+    _print_rates("the benchmarks' synthetic memories (bench/agent_memory_bench.py text())",
+                 bench_memories, misses)
     print("\ncredentials (forced private?)")
     for kind, private, kinds in credential_table():
         print(f"  {'yes' if private else 'NO '}  {kind}  {', '.join(kinds)}")
-    total = tuning.attacks + tuning.benign + evaluation.attacks + evaluation.benign + evaluation.prompts
+    total = (tuning.attacks + tuning.benign + evaluation.attacks + evaluation.benign
+             + evaluation.prompts + everyday.benign + bench_memories.benign)
     print(f"\nscreened {total} texts in {elapsed:.1f} s")
+    median, p99, length = scoring_cost()
+    print(f"classifier score per text: median {median:.0f} us, p99 {p99:.0f} us "
+          f"(evaluation memory-like texts, median {length} characters)")
 
 
 if __name__ == "__main__":

@@ -8,11 +8,19 @@ the threshold was chosen there from cross-validated scores. No model is
 downloaded, nothing is random: the same text always gets the same score.
 It judges texts of at least MIN_WORDS words; scoring a few hundred
 characters takes well under a millisecond.
+
+Its n-grams learned attack vocabulary ("mode", "prompt", "about"), which short
+everyday memories share ("The user complained about dark mode" scored 0.90).
+So a short text it flags counts only when it also speaks to a model: a second
+person, a question, an imperative opening, or talk of instructions, prompts,
+the system or a jailbreak. A memory states a fact about someone; an injection
+addresses whoever reads it. Long texts need no such sign.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import zlib
 from dataclasses import dataclass
 from importlib import resources
@@ -27,6 +35,18 @@ BUCKETS = 1 << 18
 MIN_WORDS = 3
 # Long texts are scored on their head and tail: that is where a hijack sits, and it bounds the cost.
 HEAD, TAIL = 3000, 1000
+# From this many words on, a flagged text counts without a sign that it speaks to a model.
+LONG_WORDS = 16
+_SECOND_PERSON = re.compile(r"\b(you|your|yours|yourself|youre|ur|du|dich|dir|dein|deine|deinen|euch)\b")
+_ABOUT_THE_MODEL = re.compile(r"instruct|anweis|prompt|jailbreak|system")
+# Openings of a request or a question ("Ignore ...", "Tell me ...", "What is ...").
+_REQUEST_OPENINGS = frozenset("""
+    ignore forget disregard tell say write print reveal give show spell list translate repeat
+    act pretend imagine answer respond output now please stop generate describe explain make
+    create help provide let do dont use return replace change summarize start begin continue
+    from what whats how why who which can could would will is are
+    vergiss ignoriere sage sag schreibe schreib zeige zeig gib nenne antworte bitte jetzt was
+    wie warum""".split())
 
 
 def features(text: str) -> numpy.ndarray:
@@ -71,10 +91,21 @@ def model() -> Model:
                      cross_validated=(float(caught), float(flagged)))
 
 
+def speaks_to_a_model(text: str) -> bool:
+    normal = normalise(text)
+    words = re.findall(r"[a-z']+", normal)
+    if len(words) >= LONG_WORDS:
+        return True
+    return bool(words) and ("?" in normal or words[0].replace("'", "") in _REQUEST_OPENINGS
+                            or _SECOND_PERSON.search(normal) is not None
+                            or _ABOUT_THE_MODEL.search(normal) is not None)
+
+
 def looks_like_injection(text: str) -> float | None:
-    """The classifier's score when it is over the threshold, else None."""
+    """The classifier's score when it is over the threshold (and the text speaks to a
+    model), else None."""
     if len(text.split()) < MIN_WORDS:
         return None
     current = model()
     score = current.score(text)
-    return score if score >= current.threshold else None
+    return score if score >= current.threshold and speaks_to_a_model(text) else None

@@ -52,6 +52,9 @@ RETRY_POLICY = {
     "retryableStatusCodes": ["UNAVAILABLE"],
 }
 
+#: First and longest wait before reconnecting to an address that failed (ms).
+RECONNECT_BACKOFF_MS = (200, 1000)
+
 #: Monotonic deadline of the call being served, set by the server interceptor.
 call_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "call_deadline", default=None
@@ -128,6 +131,10 @@ def channel(
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
         ("grpc.service_config", service_config(retry=retry, health_service=health_service)),
+        # gRPC's own reconnect backoff grows to 120 s: a replica back after a long outage
+        # would stay unreached that long, and calls fail fast meanwhile.
+        ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS[0]),
+        ("grpc.max_reconnect_backoff_ms", RECONNECT_BACKOFF_MS[1]),
     ]
     return grpc.aio.insecure_channel(
         grpc_target(target),

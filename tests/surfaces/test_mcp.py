@@ -3,10 +3,12 @@ MCP-gateway tool set and rules, the same results as gRPC, errors, authentication
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import subprocess
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -173,12 +175,26 @@ async def test_a_stated_user_keeps_private_memories_private_over_mcp(platform):
     assert nobody.structured_content["entries"] == []
 
 
+async def indexed(platform, key: str, seconds: float = 10.0) -> None:
+    """Until the new memory is in the vector index (projection is asynchronous: before
+    it, a recall whose words miss the memory falls back to full text and finds none)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found, _ = await grpc_calls.call_tool(platform.grpc, key, grpc_calls.caller(
+            "same", "ana", MCP), "memory_recall", {"query": "Which languages?"})
+        if not found["fallback"]:
+            return
+        assert time.monotonic() < deadline, "the memory was not indexed in time"
+        await asyncio.sleep(0.05)
+
+
 async def test_mcp_results_are_the_grpc_results(platform):
     key = platform.keys["acme"]
     async with mcp_client(platform, key, agent="same", user="ana") as client:
         await client.call_tool("memory_store", {
             "key": "stack", "content": "The team writes services in Go and Python.",
             "category": "project_fact", "visibility": "shared", "importance": 0.8})
+        await indexed(platform, key)
         over_mcp = await client.call_tool("memory_recall", {"query": "Which languages?"})
     over_grpc, is_error = await grpc_calls.call_tool(platform.grpc, key, grpc_calls.caller(
         "same", "ana", MCP), "memory_recall", {"query": "Which languages?"})

@@ -24,12 +24,12 @@ from agentmemory.gateway.v1 import (
 
 from libs import migrations, postgres
 from libs.errors import Unavailable
+from libs.invalidations import Invalidations
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.gateway.bindings import MemoryBindings
 from services.gateway.http.calls import Servicers
 from services.gateway.http.server import listening
-from services.gateway.invalidation import Invalidations
 from services.gateway.keys import ApiKeys
 from services.gateway.learning import LearningServicer
 from services.gateway.library import MemoryLibrary

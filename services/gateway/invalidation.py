@@ -1,9 +1,5 @@
-"""What every gateway replica must forget at once (``libs.invalidations``): the
-channels the gateway's own statements announce on."""
-
-from libs.invalidations import Invalidations
-
-__all__ = ["API_KEYS", "THREADS", "Invalidations"]
+"""The channels the gateway's own statements announce on: what every gateway replica
+must forget at once (the listener is ``libs.invalidations``)."""
 
 THREADS = "gateway_threads"
 API_KEYS = "gateway_api_keys"

@@ -23,7 +23,8 @@ import asyncpg
 from agentmemory.common.v1 import principal_pb2
 
 from libs.errors import InvalidArgument, Unauthenticated
-from services.gateway.invalidation import API_KEYS, Invalidations
+from libs.invalidations import Invalidations
+from services.gateway.invalidation import API_KEYS
 
 PREFIX = "am_"
 ROLES = {"agent": principal_pb2.KEY_ROLE_AGENT, "admin": principal_pb2.KEY_ROLE_ADMIN}

@@ -29,7 +29,8 @@ from cachetools import TTLCache
 
 from libs.errors import NotFound
 from libs.identity import Principal
-from services.gateway.invalidation import THREADS, Invalidations
+from libs.invalidations import Invalidations
+from services.gateway.invalidation import THREADS
 
 CACHE_SIZE = 100_000
 

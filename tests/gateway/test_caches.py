@@ -15,8 +15,8 @@ import pytest
 from libs import postgres as pools
 from libs.errors import NotFound, Unauthenticated
 from libs.identity import Principal
+from libs.invalidations import Invalidations
 from services.gateway.app import connect
-from services.gateway.invalidation import Invalidations
 from services.gateway.keys import ApiKeys
 from services.gateway.threads import Threads
 from tests.support.ports import free_port

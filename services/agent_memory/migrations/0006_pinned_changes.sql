@@ -15,10 +15,12 @@
 -- counters (recall_count, last_recalled_at; every memory_recall bumps them,
 -- and context builders do not read them) and hygiene's decay bookkeeping
 -- (last_decayed_at; the importance it lowers is announced), and on procedures
--- everything but who sees them, whether they are deleted and recallable.
+-- their scoring and bookkeeping (successes, thumbs, skill state, indexed_at,
+-- deleted_by: what shows is only whether one is recallable, and by whom).
 -- TRUNCATE announces '*': every account.
 
-CREATE FUNCTION announce_pinned_entries() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The trigger's arguments name the columns whose changes are not announced.
+CREATE FUNCTION announce_pinned_rows() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
         PERFORM pg_notify('agent_memory_pinned', account_id)
@@ -32,30 +34,7 @@ BEGIN
             FROM added AS n FULL JOIN removed AS o
                 ON (n.account_id, n.environment, n.id) = (o.account_id, o.environment, o.id)
             WHERE n.id IS NULL OR o.id IS NULL
-               OR to_jsonb(n) - 'recall_count' - 'last_recalled_at' - 'last_decayed_at'
-                  IS DISTINCT FROM
-                  to_jsonb(o) - 'recall_count' - 'last_recalled_at' - 'last_decayed_at'
-        ) AS changed;
-    END IF;
-    RETURN NULL;
-END $$;
-
-CREATE FUNCTION announce_pinned_procedures() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM pg_notify('agent_memory_pinned', account_id)
-            FROM (SELECT DISTINCT account_id FROM added) AS changed;
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM pg_notify('agent_memory_pinned', account_id)
-            FROM (SELECT DISTINCT account_id FROM removed) AS changed;
-    ELSE
-        PERFORM pg_notify('agent_memory_pinned', account_id) FROM (
-            SELECT DISTINCT coalesce(n.account_id, o.account_id) AS account_id
-            FROM added AS n FULL JOIN removed AS o
-                ON (n.account_id, n.environment, n.id) = (o.account_id, o.environment, o.id)
-            WHERE n.id IS NULL OR o.id IS NULL
-               OR (n.agent_id, n.owner_user_id, n.deleted_at, n.recallable)
-                  IS DISTINCT FROM (o.agent_id, o.owner_user_id, o.deleted_at, o.recallable)
+               OR to_jsonb(n) - TG_ARGV IS DISTINCT FROM to_jsonb(o) - TG_ARGV
         ) AS changed;
     END IF;
     RETURN NULL;
@@ -81,25 +60,31 @@ END $$;
 
 CREATE TRIGGER memory_entries_inserted_pinned AFTER INSERT ON memory_entries
     REFERENCING NEW TABLE AS added
-    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_entries();
+    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_rows(
+        'recall_count', 'last_recalled_at', 'last_decayed_at');
 CREATE TRIGGER memory_entries_updated_pinned AFTER UPDATE ON memory_entries
     REFERENCING OLD TABLE AS removed NEW TABLE AS added
-    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_entries();
+    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_rows(
+        'recall_count', 'last_recalled_at', 'last_decayed_at');
 CREATE TRIGGER memory_entries_deleted_pinned AFTER DELETE ON memory_entries
     REFERENCING OLD TABLE AS removed
-    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_entries();
+    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_rows(
+        'recall_count', 'last_recalled_at', 'last_decayed_at');
 CREATE TRIGGER memory_entries_truncated_pinned AFTER TRUNCATE ON memory_entries
     FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_truncate();
 
 CREATE TRIGGER procedures_inserted_pinned AFTER INSERT ON procedures
     REFERENCING NEW TABLE AS added
-    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_procedures();
+    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_rows(
+        'successes', 'thumbs_up', 'thumbs_down', 'skill_state', 'indexed_at', 'deleted_by');
 CREATE TRIGGER procedures_updated_pinned AFTER UPDATE ON procedures
     REFERENCING OLD TABLE AS removed NEW TABLE AS added
-    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_procedures();
+    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_rows(
+        'successes', 'thumbs_up', 'thumbs_down', 'skill_state', 'indexed_at', 'deleted_by');
 CREATE TRIGGER procedures_deleted_pinned AFTER DELETE ON procedures
     REFERENCING OLD TABLE AS removed
-    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_procedures();
+    FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_rows(
+        'successes', 'thumbs_up', 'thumbs_down', 'skill_state', 'indexed_at', 'deleted_by');
 CREATE TRIGGER procedures_truncated_pinned AFTER TRUNCATE ON procedures
     FOR EACH STATEMENT EXECUTE FUNCTION announce_pinned_truncate();
 

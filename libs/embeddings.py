@@ -67,14 +67,22 @@ class RecentVectors:
         self._vectors: cachetools.LRUCache | None = (
             cachetools.LRUCache(maxsize=size) if size > 0 else None)
 
-    async def get(self, text: str, embed: Callable[[], Awaitable[list[float]]]) -> list[float]:
-        if self._vectors is None:
-            return await embed()
+    async def documents(self, texts: Sequence[str],
+                        batch: Callable[[Sequence[str]], Awaitable[list[list[float]]]]
+                        ) -> list[list[float]]:
+        """``texts`` embedded by ``batch``, a single text served from (and kept in) the
+        cache; batches are not cached."""
+        if not texts:
+            return []
+        if len(texts) != 1 or self._vectors is None:
+            return await batch(texts)
+        [text] = texts
         vector = self._vectors.get(text)
         if vector is None:
-            vector = array("d", await embed())
+            [embedded] = await batch(texts)
+            vector = array("d", embedded)
             self._vectors[text] = vector
-        return vector.tolist()
+        return [vector.tolist()]
 
 
 class ModelFileMismatch(RuntimeError):
@@ -149,11 +157,7 @@ class LocalEmbedder:
         await self.embed_query("warm up")
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        if len(texts) == 1:
-            return [await self._recent.get(texts[0], lambda: self._one(texts[0]))]
-        return await self._batch(texts)
+        return await self._recent.documents(texts, self._batch)
 
     async def embed_query(self, text: str) -> list[float]:
         return (await self.embed_documents([_BGE_QUERY_PREFIX + text]))[0]
@@ -161,9 +165,6 @@ class LocalEmbedder:
     async def _batch(self, texts: Sequence[str]) -> list[list[float]]:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._run, texts)
-
-    async def _one(self, text: str) -> list[float]:
-        return (await self._batch([text]))[0]
 
     async def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -184,14 +185,7 @@ class OpenAIEmbedder:
         self._recent = RecentVectors(cache_size)
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        if len(texts) == 1:
-            return [await self._recent.get(texts[0], lambda: self._one(texts[0]))]
-        return await self._batch(texts)
-
-    async def _one(self, text: str) -> list[float]:
-        return (await self._batch([text]))[0]
+        return await self._recent.documents(texts, self._batch)
 
     async def _batch(self, texts: Sequence[str]) -> list[list[float]]:
         reply = await self._client.embeddings.create(model=self.model, input=list(texts))

@@ -175,7 +175,7 @@ class EdgeIndex:
         entry = await self._entry(name)
         try:
             async with entry.lock:
-                return await asyncio.to_thread(operation, entry.handle, *args)
+                return await _uncancelled(operation, entry.handle, *args)
         except IndexUnavailable:
             raise
         except Exception as exc:
@@ -185,9 +185,7 @@ class EdgeIndex:
         entry = await self._entry(name)
         try:
             async with entry.lock:
-                await asyncio.to_thread(entry.handle.update, operation)
-                if entry.journal is not None:
-                    entry.journal.append(operation)
+                await _uncancelled(_apply, entry, operation)
                 entry.changes += changed
                 entry.deletes += deleted
                 if self._after and entry.changes >= self._after:
@@ -289,6 +287,8 @@ class EdgeIndex:
 
     async def check(self, name: str) -> None:
         """Queue ``name`` for ``due`` if it holds enough points outside its graphs."""
+        if not self._after:  # optimization is off: no reason to open the shard
+            return
         entry = await self._entry(name)
         async with entry.lock:
             await self._check(name, entry)
@@ -332,8 +332,13 @@ class EdgeIndex:
             async with entry.lock:
                 if self._shards.get(name) is not entry:
                     return Optimization(name, False, report["points"], seconds, pause)
-                entry.handle = await _uncancelled(
-                    self._swap, entry.handle, self._root / name, work, entry.journal)
+                try:
+                    entry.handle = await _uncancelled(
+                        self._swap, entry.handle, self._root / name, work, entry.journal)
+                except Exception:
+                    # The old handle may be closed: the next call opens the shard again.
+                    self._shards.pop(name, None)
+                    raise
                 entry.deletes = 0
             return Optimization(name, True, report["points"], seconds,
                                 pause + time.monotonic() - paused)
@@ -387,9 +392,18 @@ def _stored_dimensions(path: Path) -> int | None:
         return None
 
 
+def _apply(entry: _Shard, operation) -> None:
+    """A write, and its copy for a build in progress: one step, never half done."""
+    entry.handle.update(operation)
+    if entry.journal is not None:
+        entry.journal.append(operation)
+
+
 async def _uncancelled(function, *args):
-    """Run ``function`` in a thread to its end even if the caller is cancelled (shutdown
-    while swapping): the caller holds the shard's lock until then."""
+    """Run ``function`` in a thread to its end even if the caller is cancelled (a
+    deadline, shutdown while swapping): the caller holds the shard's lock until then,
+    so nothing closes or swaps the handle under a running call, and a write is
+    journalled for a build in progress."""
     done = asyncio.ensure_future(asyncio.to_thread(function, *args))
     try:
         return await asyncio.shield(done)

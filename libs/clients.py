@@ -218,7 +218,7 @@ class _StreamStream(grpc.aio.StreamStreamClientInterceptor):
 
 
 _UNREACHABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-                grpc.StatusCode.CANCELLED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+                grpc.StatusCode.CANCELLED}
 
 
 def _unreachable(exc: grpc.aio.AioRpcError) -> bool:

@@ -45,7 +45,7 @@ logger = logging.getLogger(__name__)
 # Answers run from a few hundred bytes to ~25 KB (ten facts and ten 2,000-character
 # blocks): at most ~250 MB per replica, far less in practice.
 CACHE_SIZE = 10_000
-RETRY_SECONDS, MAX_RETRY_SECONDS = 0.5, 30.0
+RETRY_SECONDS = 1.0  # as the other listeners (libs.invalidations, gRPC's reconnects)
 # A watch is a call like any other and has a deadline: one renewed daily.
 WATCH_SECONDS = 24 * 3600.0
 # Calls to agent memory that write nothing a ListPinned answer shows (a recall
@@ -54,7 +54,7 @@ WATCH_SECONDS = 24 * 3600.0
 READS = frozenset({"ListPinned", "Recall", "GetEntry", "ListEntries", "GetAgentSettings",
                    "GetAccountSettings", "ListMemories", "GetMemory", "ListAudit",
                    "ExportMemories", "ExplainMemory", "RecallProcedures", "RetrieveContext",
-                   "GetReceipt"})
+                   "GetReceipt", "ListSuggestions", "ListProcedures", "ListLearningAudit"})
 
 
 @dataclass(frozen=True)
@@ -134,13 +134,11 @@ class PinnedCache:
             self._unsubscribed()
 
     async def _watch_forever(self, agent_memory: memory_grpc.AgentMemoryServiceStub) -> None:
-        delay = self._retry_seconds
         while True:
             try:
                 async for change in agent_memory.WatchPinnedChanges(
                         memory_pb.WatchPinnedChangesRequest(), timeout=WATCH_SECONDS):
                     self._heard(change)
-                    delay = self._retry_seconds
             except grpc.aio.AioRpcError as exc:
                 logger.warning("pinned facts watch ended (%s: %s): caching none until it is "
                                "back", exc.code().name, exc.details())
@@ -148,8 +146,7 @@ class PinnedCache:
                 logger.exception("pinned facts watch failed: caching none until it is back")
             finally:
                 self._unsubscribed()
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, MAX_RETRY_SECONDS)
+            await asyncio.sleep(self._retry_seconds)
 
     def _heard(self, change: memory_pb.WatchPinnedChangesResponse) -> None:
         if change.subscribed:
@@ -187,9 +184,9 @@ class ForgetOnWrite(grpc.aio.UnaryUnaryClientInterceptor):
         method = client_call_details.method
         if isinstance(method, bytes):
             method = method.decode()
-        if method.rsplit("/", 1)[-1] in READS:
-            return await continuation(client_call_details, request)
         call = await continuation(client_call_details, request)
+        if method.rsplit("/", 1)[-1] in READS:
+            return await call
         try:
             return await call
         finally:

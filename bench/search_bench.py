@@ -12,8 +12,9 @@ time per call (every thread: gRPC, chDB, the embedder) and the load average. Tar
 chDB before the service starts (appending a million messages through the
 journal would take a quarter of an hour, embedding them four hours); their
 rows are exactly what the projector writes, terms included. Embeddings are
-lightly perturbed copies of real embeddings of 2,000 of the corpus's
-sentences, so similarity search scans and re-ranks real-looking vectors; the
+lightly perturbed copies of real embeddings of 2,000 public benign statements
+(``bench.safety_data``), so similarity search probes, scans and re-ranks
+real-looking vectors; each copy is filed in its original's cell. The
 query is embedded by the service for real, and that time is included.
 
     python -m bench.search_bench [--sizes 1000,100000,1000000] [--project 5000] [--calls 200]
@@ -39,10 +40,11 @@ from agentmemory.common.v1 import principal_pb2
 from agentmemory.search.v1 import search_service_pb2 as pb
 from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 
+from bench import safety_data
 from libs import clients
 from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
-from services.search import schema
+from services.search import cells, schema
 from services.search import terms as analyzer
 from services.search.dense import table_name
 from tests.support.journal_client import JournalClient, message, principal
@@ -92,12 +94,17 @@ def bulk_rows(count: int, seed: int):
         yield message, postings
 
 
-def pool_embeddings(seed: int) -> list[list[float]]:
+def pool_embeddings() -> list[list[float]]:
+    """Embeddings of POOL public benign statements (the safety sets': preferences, facts,
+    changelog lines, questions), spread over the space much as real messages are. The
+    corpus's own word-soup sentences all embed close together, and templated statements
+    nearly so: either would crowd every message into a few cells."""
     async def embed() -> list[list[float]]:
         embedder = LocalEmbedder()
         try:
-            rng = random.Random(seed)
-            return await embedder.embed_documents([sentence(rng) for _ in range(POOL)])
+            texts = sorted({r.text for split in ("tuning", "evaluation")
+                            for r in safety_data.load(split) if r.label == "benign"})[:POOL]
+            return await embedder.embed_documents(texts)
         finally:
             await embedder.close()
 
@@ -109,12 +116,14 @@ def bulk_load(path: Path, database: str, count: int) -> float:
     start, which fills them as for a store written by an earlier release."""
     from chdb import session
 
-    vectors, dimensions = table_name(LocalEmbedder), LocalEmbedder.dimensions
-    pool = pool_embeddings(count)
+    partition = cells.for_embedder(LocalEmbedder)
+    vectors, dimensions = table_name(LocalEmbedder, partition), LocalEmbedder.dimensions
+    pool = pool_embeddings()
+    pool_cells = partition.of(pool)
     started = time.monotonic()
     db = session.Session(str(path))
     try:
-        for statement in schema.statements(database, vectors):
+        for statement in schema.statements(database, vectors, small_blocks=True):
             db.query(statement)
         messages: list[str] = []
         postings: list[str] = []
@@ -132,20 +141,22 @@ def bulk_load(path: Path, database: str, count: int) -> float:
                 flush()
         if messages:
             flush()
-        db.query(f"CREATE TABLE {database}.bench_pool (id UInt64, embedding Array(Float32))"
-                 " ENGINE = Memory")
+        db.query(f"CREATE TABLE {database}.bench_pool (id UInt64, embedding Array(Float32),"
+                 " cell UInt16) ENGINE = Memory")
         db.query(f"INSERT INTO {database}.bench_pool FORMAT JSONEachRow\n" + "\n".join(
-            json.dumps({"id": i, "embedding": v}) for i, v in enumerate(pool)))
+            json.dumps({"id": i, "embedding": v, "cell": c})
+            for i, (v, c) in enumerate(zip(pool, pool_cells, strict=True))))
         words = (dimensions + 63) // 64
         db.query(f"""INSERT INTO {database}.{vectors} ({', '.join(schema.VECTOR_COLUMNS)})
-SELECT account_id, agent_id, thread_id, offset, owner_user_id,
+SELECT account_id, agent_id, cell, thread_id, offset, owner_user_id,
        arrayMap(w -> arraySum(arrayMap(j -> bitShiftLeft(toUInt64(e[w * 64 + j + 1] > 0), j),
                                        range(64))), range({words})),
        arrayMap(x -> toInt8(round(x / scale)), e), scale, sequence
 FROM (SELECT *, arrayReduce('max', arrayMap(x -> abs(x), e)) / 127 AS scale
- FROM (SELECT account_id, agent_id, thread_id, offset, owner_user_id, sequence,
+ FROM (SELECT account_id, agent_id, cell, thread_id, offset, owner_user_id, sequence,
              arrayMap(x -> toFloat32(x / sqrt(arraySum(arrayMap(y -> y * y, v)))), v) AS e
-      FROM (SELECT m.account_id AS account_id, m.agent_id AS agent_id, m.thread_id AS thread_id,
+      FROM (SELECT m.account_id AS account_id, m.agent_id AS agent_id, p.cell AS cell,
+                   m.thread_id AS thread_id,
                    m.offset AS offset, m.owner_user_id AS owner_user_id, m.sequence AS sequence,
                    arrayMap((x, i) -> x + ((cityHash64(m.sequence, i) % 2001) / 1000. - 1) * 0.02,
                             p.embedding, range({dimensions})) AS v

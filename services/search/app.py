@@ -16,9 +16,9 @@ from libs.journal_client import JournalReader
 from libs.model import chat_model
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
-from services.search import schema
+from services.search import cells, schema
 from services.search.clickhouse import ChdbClickHouse, ClickHouse, ServerClickHouse
-from services.search.dense import DenseIndex, DenseProjector
+from services.search.dense import DenseIndex, DenseProjector, spelling
 from services.search.keyword import ScopeSizes
 from services.search.lag import JournalSequences, ShardLag
 from services.search.projector import Projector
@@ -113,7 +113,8 @@ async def _dense_index(config: SearchConfig, clickhouse: ClickHouse,
     stack.push_async_callback(embedder.close)
     if isinstance(embedder, LocalEmbedder):
         await embedder.warm_up()
-    return DenseIndex(embedder, clickhouse, config.clickhouse.database)
+    return DenseIndex(embedder, cells.for_embedder(embedder), clickhouse,
+                      config.clickhouse.database, await spelling(clickhouse))
 
 
 @contextlib.asynccontextmanager

@@ -2,10 +2,10 @@
 
 Embeddings come from the configured embedder (``libs.embeddings``: the local
 bge-small-en by default, an OpenAI-compatible endpoint when configured) and are
-stored as int8 values with a per-message scale, one table per embedder
-(``vectors_<embedder>_<dimensions>``), so changing the model starts a fresh
-table that the feed fills from the beginning and never mixes vectors of two
-models.
+stored as int8 values with a per-message scale, filed by cell (``cells``), one
+table per embedder and partition (``vectors_<embedder>_<dimensions>_<cells>``),
+so changing the model or its cells starts a fresh table that the feed fills
+from the beginning and never mixes vectors of two models.
 
 :class:`DenseProjector` follows the journal's change feed on its own cursor,
 beside the keyword projection: a message is searchable by BM25 as soon as it
@@ -15,21 +15,22 @@ part, so it runs in batches and its lag is reported on its own
 the embedder fails, the batch is retried with a growing pause, from the same
 place in the feed: nothing is skipped, only delayed.
 
-Ranking is brute force inside the caller's scope (the table's key starts with
-account and agent, so the scope is a key range read first). A scope of at most
-``EXACT_UP_TO`` messages is ranked by the exact dot product of every message.
-A larger one is ranked in two stages within one statement: every message by
-the Hamming distance between its sketch (the signs of its embedding, packed in
-64-bit words) and the query's, then the best ``CANDIDATES`` by the exact dot
-product. The first stage reads 48 bytes a message (for 384 dimensions), the
-second a few hundred scattered embeddings (the sort's survivors, read after it:
-ClickHouse's lazy materialization); ClickHouse reads whole granules (64 rows
-here), so below ``EXACT_UP_TO`` reading everything costs no more. The
-query stays in Float32; each message's product is its int8 values' times its
-scale.
-ClickHouse 18.16 has neither ``bitCount`` nor ``dotProduct``, so the popcount
-is spelled out with shifts and masks and the dot product with ``arrayMap``:
-the same SQL runs on both engines.
+Ranking stays inside the caller's scope (the table's key starts with account
+and agent, so the scope is a key range). A scope of at most ``EXACT_UP_TO``
+messages is ranked by the exact dot product of every message. A larger one is
+ranked within the query's nearest cells (``Cells.probed``: key ranges), in two
+stages within one statement: every message there by the Hamming distance
+between its sketch (the signs of its embedding, packed in 64-bit words) and
+the query's, then the best ``CANDIDATES`` by the exact dot product. The first
+stage reads 48 bytes a message (for 384 dimensions), the second a few hundred
+scattered embeddings (the sort's survivors, read after it: ClickHouse's lazy
+materialization); ClickHouse reads whole granules (64 rows here), so below
+``EXACT_UP_TO`` reading everything costs no more. The query stays in Float32;
+each message's product is its int8 values' times its scale.
+ClickHouse 18.16 has neither ``bitCount`` nor ``dotProduct``: there the
+popcount is spelled out with shifts and masks and the dot product with
+``arrayMap`` (``PORTABLE``); engines that have them use them (``NATIVE``,
+chDB included), with the same results.
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from libs.embeddings import Embedder
@@ -45,6 +48,7 @@ from libs.errors import Unavailable
 from libs.feed import FeedFollower
 from libs.journal_client import JournalReader
 from services.search import tenancy
+from services.search.cells import Cells
 from services.search.clickhouse import ClickHouse
 from services.search.keyword import Ranked
 from services.search.lag import JournalSequences, ShardLag, shard_lags
@@ -52,6 +56,9 @@ from services.search.projector import ClickHouseCursors, projected_role
 from services.search.schema import VECTOR_COLUMNS
 
 CANDIDATES = 200  # re-ranked exactly after the Hamming stage
+ROWS_BUDGET = 20_000  # about the most messages a large scope's ranking reads (see cells)
+CELL_SIZES_TTL_SECONDS = 60.0  # sizes only steer how many cells are probed
+MAX_CACHED_SCOPES = 10_000
 EXACT_UP_TO = 64 * CANDIDATES  # the rows the re-ranking stage reads at most
 MAX_EMBEDDED_CHARS = 2000  # about bge's 512 tokens; spares an endpoint very long inputs
 QUERY_TIMEOUT_SECONDS = 2.0  # a slow embedder must not hold a search: BM25 answers alone
@@ -60,9 +67,9 @@ _M1, _M2, _M4, _H01 = (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0
                        0x0101010101010101)
 
 
-def table_name(embedder: Embedder) -> str:
+def table_name(embedder: type[Embedder] | Embedder, cells: Cells) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", embedder.name.lower()).strip("_")
-    name = f"vectors_{slug}_{embedder.dimensions}"
+    name = f"vectors_{slug}_{embedder.dimensions}_{cells.name}"
     if len(name) > 64:
         name = name[:55] + "_" + hashlib.blake2b(name.encode(), digest_size=4).hexdigest()
     return name
@@ -92,19 +99,75 @@ def _popcount(x: str) -> str:
     return f"bitShiftRight({octets} * {_H01}, 56)"
 
 
-HAMMING = ("arraySum(arrayMap((a, b) -> " + _popcount("bitXor(a, b)")
-           + ", sketch, {sketch:Array(UInt64)}))")
-SIMILARITY = "arraySum(arrayMap((x, y) -> x * y, embedding, {vector:Array(Float32)})) * scale"
+@dataclass(frozen=True)
+class Spelling:
+    """The two measures as SQL: ``hamming`` (sketch to query sketch), ``similarity``
+    (embedding times scale, dot the query vector)."""
+
+    hamming: str
+    similarity: str
+
+
+# Any ClickHouse (18.16 has neither bitCount nor dotProduct)...
+PORTABLE = Spelling(
+    hamming=("arraySum(arrayMap((a, b) -> " + _popcount("bitXor(a, b)")
+             + ", sketch, {sketch:Array(UInt64)}))"),
+    similarity="arraySum(arrayMap((x, y) -> x * y, embedding, {vector:Array(Float32)})) * scale")
+# ...and engines with the native functions: measured in chDB 26.9 on 5,800 messages,
+# exact ranking 10.8 ms the portable way, about half that with dotProduct.
+NATIVE = Spelling(
+    hamming="arraySum(arrayMap((a, b) -> bitCount(bitXor(a, b)), sketch, {sketch:Array(UInt64)}))",
+    similarity="dotProduct(embedding, {vector:Array(Float32)}) * scale")
+
+
+async def spelling(clickhouse: ClickHouse) -> Spelling:
+    """NATIVE where the engine has both functions, else PORTABLE."""
+    rows = await clickhouse.query(
+        "SELECT count() AS known FROM system.functions WHERE name IN ('bitCount', 'dotProduct')")
+    return NATIVE if int(rows[0]["known"]) == 2 else PORTABLE
+
+
+class CellSizes:
+    """How many messages each cell holds in a scope: one statement, kept for
+    CELL_SIZES_TTL_SECONDS. The sizes only choose how many cells a query probes
+    (``Cells.probed``), so a stale count costs a little speed or recall, never a
+    message: cells passed over as empty are read anyway."""
+
+    def __init__(self, clickhouse: ClickHouse, table: str,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._clickhouse = clickhouse
+        self._table = table
+        self._clock = clock
+        self._sizes: dict[tuple, tuple[dict[int, int], float]] = {}
+
+    async def get(self, params: dict[str, Any], current_thread: bool) -> dict[int, int]:
+        key = (params["account"], params["agent"], params["user"], params.get("thread"))
+        cached = self._sizes.get(key)
+        if cached is not None and cached[1] > self._clock():
+            return cached[0]
+        rows = await self._clickhouse.query(
+            f"SELECT cell, count() AS messages FROM {self._table}"
+            f" WHERE {tenancy.condition(current_thread)} GROUP BY cell", params)
+        sizes = {int(r["cell"]): int(r["messages"]) for r in rows}
+        if len(self._sizes) >= MAX_CACHED_SCOPES:
+            self._sizes.clear()
+        self._sizes[key] = (sizes, self._clock() + CELL_SIZES_TTL_SECONDS)
+        return sizes
 
 
 class DenseIndex:
-    """One embedder and its table: embeds texts, ranks a scope by similarity."""
+    """One embedder, its cells and its table: embeds texts, ranks a scope by similarity."""
 
-    def __init__(self, embedder: Embedder, clickhouse: ClickHouse, database: str) -> None:
+    def __init__(self, embedder: Embedder, cells: Cells, clickhouse: ClickHouse,
+                 database: str, spelled: Spelling = PORTABLE) -> None:
         self.embedder = embedder
-        self.table = table_name(embedder)
+        self.cells = cells
+        self.spelled = spelled
+        self.table = table_name(embedder, cells)
         self.exact_up_to = EXACT_UP_TO
         self.candidates = CANDIDATES
+        self.rows_budget = ROWS_BUDGET
+        self.cell_sizes = CellSizes(clickhouse, f"{database}.{self.table}")
         self._clickhouse = clickhouse
         self._database = database
 
@@ -136,18 +199,21 @@ class DenseIndex:
         params = {**params, "vector": list(vector), "depth": depth}
         order = " ORDER BY similarity DESC, thread_id, offset LIMIT {depth:UInt32}"
         if scope_size <= self.exact_up_to:  # FINAL: replayed rows collapse
-            statement = (f"SELECT thread_id, offset, {SIMILARITY} AS similarity"
+            statement = (f"SELECT thread_id, offset, {self.spelled.similarity} AS similarity"
                          f" FROM {table} FINAL WHERE {scope}{order}")
         else:
             # The candidates' embeddings are read after the sort, for them alone, where
             # ClickHouse materializes lazily (25.4 on); older servers read every one.
             # GROUP BY: replayed rows collapse (the same message, the same similarity).
-            statement = (f"SELECT thread_id, offset, max({SIMILARITY}) AS similarity"
+            statement = (f"SELECT thread_id, offset, max({self.spelled.similarity}) AS similarity"
                          f" FROM (SELECT thread_id, offset, embedding, scale FROM {table}"
-                         f"  WHERE {scope} ORDER BY {HAMMING}, thread_id, offset"
+                         f"  WHERE {scope} AND cell IN {{cells:Array(UInt16)}}"
+                         f"  ORDER BY {self.spelled.hamming}, thread_id, offset"
                          "   LIMIT {candidates:UInt32})"
                          f" GROUP BY thread_id, offset{order}")
-            params |= {"sketch": sketch(vector), "candidates": self.candidates}
+            sizes = await self.cell_sizes.get(params, current_thread)
+            params |= {"sketch": sketch(vector), "candidates": self.candidates,
+                       "cells": self.cells.probed(vector, sizes, self.rows_budget)}
         rows = await self._clickhouse.query(statement, params)
         return [Ranked(r["thread_id"], int(r["offset"]), float(r["similarity"])) for r in rows]
 
@@ -172,12 +238,13 @@ class DenseProjector:
         if not wanted:
             return
         vectors = await self._index.embed_documents([e.message.content for e in wanted])
+        cells = self._index.cells.of(vectors)
         rows = []
-        for event, vector in zip(wanted, vectors, strict=True):
+        for event, vector, cell in zip(wanted, vectors, cells, strict=True):
             values, scale = quantized(vector)
-            rows.append((event.principal.account_id, event.principal.agent_id, event.thread_id,
-                         event.message.offset, event.principal.user_id, sketch(vector), values,
-                         scale, event.sequence))
+            rows.append((event.principal.account_id, event.principal.agent_id, cell,
+                         event.thread_id, event.message.offset, event.principal.user_id,
+                         sketch(vector), values, scale, event.sequence))
         await self._clickhouse.insert(self._table, VECTOR_COLUMNS, rows)
         self.embedded_rows += len(wanted)
 

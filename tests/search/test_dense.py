@@ -96,9 +96,11 @@ async def test_both_engines_rank_the_same_in_both_modes(local_journal, tmp_path,
                  for h in (await search.search(q, summarize=False, mode=mode, limit=15)).hits]
                 for q in queries for mode in (KEYWORD, HYBRID)]
             exact = [await legs(search, q) for q in queries]
-            search.service.searcher.dense.exact_up_to = -1  # every scope takes two stages
+            dense_leg = search.service.searcher.dense
+            dense_leg.exact_up_to = -1  # every scope takes two stages
+            dense_leg.cells = dense_leg.cells.with_probes(dense_leg.cells.count)
             two_stage = [await legs(search, q) for q in queries]
-            # The candidates (200) cover this scope: the Hamming stage drops nothing.
+            # Every cell probed and the candidates (200) cover this scope: nothing dropped.
             assert two_stage == exact
             search.service.searcher.dense.candidates = 5  # now it keeps the 5 nearest sketches
             few = [(await legs(search, q))[1] for q in queries]
@@ -233,4 +235,37 @@ async def test_replayed_rows_count_once_in_the_dense_leg(search):
     await search.service.clickhouse.execute(f"INSERT INTO {table} SELECT * FROM {table}")
     assert [(await legs(search, q))[1] for q in queries] == before
     dense_leg.exact_up_to = -1
+    dense_leg.cells = dense_leg.cells.with_probes(dense_leg.cells.count)
     assert [(await legs(search, q))[1] for q in queries] == before
+
+
+async def test_a_large_scope_ranks_only_the_querys_nearest_cells(search):
+    """Each message is filed in its nearest centroid's cell; ranking a large scope
+    reads the probed cells only, and within them agrees with the exact ranking."""
+    await load_corpus(search)
+    dense_leg = search.service.searcher.dense
+    assert dense_leg.cells.count == 256 and dense_leg.cells.probes == 16
+    table = f"{search.service.projector._table.split('.')[0]}.{dense_leg.table}"
+    rows = await search.service.clickhouse.query(
+        f"SELECT thread_id, offset, cell, embedding, scale FROM {table} FINAL")
+    vectors = [[v * r["scale"] for v in r["embedding"]] for r in rows]
+    assert [int(r["cell"]) for r in rows] == dense_leg.cells.of(vectors)
+    filed = {(r["thread_id"], int(r["offset"])): int(r["cell"]) for r in rows}
+    assert len(set(filed.values())) > 3  # the corpus spreads over several cells
+
+    params = tenancy.parameters(parse_principal(principal()))
+    dense_leg.cells = dense_leg.cells.with_probes(4)
+    outcomes = []
+    for query in ["refunds currency invoice", PARAPHRASE, "interview loop", TARGET,
+                  "what did we decide about the release date"]:
+        vector = await dense_leg.embed_query(query)
+        exact = await dense_leg.ranked(params, vector, False, 50, scope_size=1)
+        sizes = await dense_leg.cell_sizes.get(params, False)
+        probed = set(dense_leg.cells.probed(vector, sizes, dense_leg.rows_budget))
+        dense_leg.exact_up_to = -1
+        ranked = await dense_leg.ranked(params, vector, False, 50, scope_size=1)
+        dense_leg.exact_up_to = dense.EXACT_UP_TO
+        assert [r.key for r in ranked] == [r.key for r in exact if filed[r.key] in probed]
+        outcomes.append((len(ranked), len(exact)))
+    assert any(found for found, _ in outcomes)  # the probed cells hold messages
+    assert all(found < every for found, every in outcomes)  # and leave the others unread

@@ -114,7 +114,8 @@ async def _dense_index(config: SearchConfig, clickhouse: ClickHouse,
     if isinstance(embedder, LocalEmbedder):
         await embedder.warm_up()
     return DenseIndex(embedder, cells.for_embedder(embedder), clickhouse,
-                      config.clickhouse.database, await spelling(clickhouse))
+                      config.clickhouse.database, await spelling(clickhouse),
+                      config.dense.rows_budget)
 
 
 @contextlib.asynccontextmanager

@@ -5,7 +5,7 @@ Every message is filed in the cell of its nearest centroid; the vectors table
 is keyed (account, agent, cell, thread, offset), so one cell of a scope is one
 primary-key range. A large scope is ranked within the query's nearest cells:
 at most ``PROBES`` that hold messages, and no more than about a budget of
-messages (``dense.ROWS_BUDGET``), so a query in the crowded part of a scope
+messages (``SEARCH_DENSE_ROWS_BUDGET``), so a query in the crowded part of a scope
 reads fewer cells (at 256 balanced cells, 16 probes read a sixteenth of the
 scope). Neighbours across a cell boundary can be missed;
 ``bench/dense_cells.py`` measures how many.

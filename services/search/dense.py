@@ -56,7 +56,6 @@ from services.search.projector import ClickHouseCursors, projected_role
 from services.search.schema import VECTOR_COLUMNS
 
 CANDIDATES = 200  # re-ranked exactly after the Hamming stage
-ROWS_BUDGET = 20_000  # about the most messages a large scope's ranking reads (see cells)
 CELL_SIZES_TTL_SECONDS = 60.0  # sizes only steer how many cells are probed
 MAX_CACHED_SCOPES = 10_000
 EXACT_UP_TO = 64 * CANDIDATES  # the rows the re-ranking stage reads at most
@@ -159,14 +158,14 @@ class DenseIndex:
     """One embedder, its cells and its table: embeds texts, ranks a scope by similarity."""
 
     def __init__(self, embedder: Embedder, cells: Cells, clickhouse: ClickHouse,
-                 database: str, spelled: Spelling = PORTABLE) -> None:
+                 database: str, spelled: Spelling, rows_budget: int) -> None:
         self.embedder = embedder
         self.cells = cells
         self.spelled = spelled
         self.table = table_name(embedder, cells)
         self.exact_up_to = EXACT_UP_TO
         self.candidates = CANDIDATES
-        self.rows_budget = ROWS_BUDGET
+        self.rows_budget = rows_budget  # about the most messages a large scope's ranking reads
         self.cell_sizes = CellSizes(clickhouse, f"{database}.{self.table}")
         self._clickhouse = clickhouse
         self._database = database

@@ -64,10 +64,17 @@ class DenseSettings:
         "Hybrid search: embed every message and each query (the dense leg), fused with BM25.")
     embed_batch: int = setting(
         "EMBED_BATCH", 64, "Messages embedded per call to the embedder (the dense projection).")
+    rows_budget: int = setting(
+        "DENSE_ROWS_BUDGET", 20_000,
+        "About the most messages the dense leg reads in a scope above 12,800 messages: it "
+        "probes the query's nearest cells (at most 16) until this many. More: better recall in "
+        "very large scopes, slower searches.")
 
     def __post_init__(self) -> None:
         if not 1 <= self.embed_batch <= 2048:
             raise ValueError(f"{PREFIX}EMBED_BATCH must be between 1 and 2048")
+        if not 1_000 <= self.rows_budget <= 10_000_000:
+            raise ValueError(f"{PREFIX}DENSE_ROWS_BUDGET must be between 1,000 and 10,000,000")
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import cachetools
 
 from libs.embeddings import Embedder
 from libs.errors import Unavailable
@@ -132,25 +133,20 @@ class CellSizes:
     (``Cells.probed``), so a stale count costs a little speed or recall, never a
     message: cells passed over as empty are read anyway."""
 
-    def __init__(self, clickhouse: ClickHouse, table: str,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clickhouse: ClickHouse, table: str) -> None:
         self._clickhouse = clickhouse
         self._table = table
-        self._clock = clock
-        self._sizes: dict[tuple, tuple[dict[int, int], float]] = {}
+        self._sizes: cachetools.TTLCache = cachetools.TTLCache(MAX_CACHED_SCOPES,
+                                                               CELL_SIZES_TTL_SECONDS)
 
     async def get(self, params: dict[str, Any], current_thread: bool) -> dict[int, int]:
-        key = (params["account"], params["agent"], params["user"], params.get("thread"))
-        cached = self._sizes.get(key)
-        if cached is not None and cached[1] > self._clock():
-            return cached[0]
-        rows = await self._clickhouse.query(
-            f"SELECT cell, count() AS messages FROM {self._table}"
-            f" WHERE {tenancy.condition(current_thread)} GROUP BY cell", params)
-        sizes = {int(r["cell"]): int(r["messages"]) for r in rows}
-        if len(self._sizes) >= MAX_CACHED_SCOPES:
-            self._sizes.clear()
-        self._sizes[key] = (sizes, self._clock() + CELL_SIZES_TTL_SECONDS)
+        key = tenancy.scope_key(params)
+        sizes = self._sizes.get(key)
+        if sizes is None:
+            rows = await self._clickhouse.query(
+                f"SELECT cell, count() AS messages FROM {self._table}"
+                f" WHERE {tenancy.condition(current_thread)} GROUP BY cell", params)
+            sizes = self._sizes[key] = {int(r["cell"]): int(r["messages"]) for r in rows}
         return sizes
 
 

@@ -1,0 +1,159 @@
+"""Hot small scopes: searches ranked in process give the ClickHouse paths' very results,
+stay fresh after this process's writes, keep to the caller's scope and to the cap."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agentmemory.search.v1 import search_service_pb2 as pb
+
+from libs.identity import parse_principal
+from services.search import tenancy
+from tests.search.conftest import HYBRID, KEYWORD
+from tests.search.corpus import EXPECTED, THREADS
+from tests.search.test_dense import PARAPHRASE, TARGET
+from tests.search.test_search import load_corpus
+from tests.support.journal_client import message, principal
+
+CORPUS_MESSAGES = sum(len(turns) for turns in THREADS.values())
+
+
+def frozen(search) -> None:
+    """Cached sizes and hot scopes never expire: only forgetting refreshes them."""
+    searcher = search.service.searcher
+    searcher.sizes._clock = searcher.hot_scopes._clock = lambda: 0.0
+
+
+def counting(clickhouse) -> list[str]:
+    statements: list[str] = []
+    query = clickhouse.query
+
+    async def counted(sql, params=None):
+        statements.append(sql)
+        return await query(sql, params)
+
+    clickhouse.query = counted
+    return statements
+
+
+async def found(search, query: str, mode: int, **kwargs):
+    reply = await search.search(query, summarize=False, mode=mode, **kwargs)
+    return [(h.thread_id, h.message_id, h.offset, h.role, h.snippet, h.created_at.ToNanoseconds(),
+             h.score) for h in reply.hits], reply.fallback
+
+
+async def test_hot_scopes_rank_exactly_as_clickhouse(search):
+    await load_corpus(search)
+    await search.journal.append("weekend", [message("porto", TARGET)])
+    await search.caught_up()
+    searcher = search.service.searcher
+    queries = [*EXPECTED, PARAPHRASE, "kiwi", "invoice deploy lisbon database interview"]
+    scopes = [{}, *({"scope": pb.SCOPE_CURRENT_THREAD, "thread_id": t} for t in THREADS)]
+
+    async def everything():
+        return [await found(search, q, mode, limit=limit, **scope)
+                for q in queries for scope in scopes for mode in (KEYWORD, HYBRID)
+                for limit in (3, 50)]
+
+    searcher.hot_scopes.max_messages = 0
+    cold = await everything()
+    searcher.hot_scopes.max_messages = 1000
+    frozen(search)
+    statements = counting(search.service.clickhouse)
+    try:
+        hot = await everything()
+    finally:
+        del search.service.clickhouse.query
+    assert hot == cold  # hits, order, scores (floats compared exactly), not a fallback
+    assert sum(len(h) for h, _ in hot) > 1000 and not any(fallback for _, fallback in hot)
+    # Each scope loaded once (messages, embeddings): no other statement.
+    assert searcher.hot_scopes.loads == len(scopes) and len(statements) == 2 * len(scopes)
+
+    # The dense leg alone: the same messages and the very same similarities.
+    params = tenancy.parameters(parse_principal(principal()))
+    size = await searcher.sizes.get(params, False)
+    scope = await searcher.hot_scopes.get(params, False, size)
+    for query in queries[:6]:
+        vector = await searcher.dense.embed_query(query)
+        in_clickhouse = await searcher.dense.ranked(params, vector, False, 50, size.messages)
+        in_process = await scope.dense_ranked(params, vector, False, 50, size.messages)
+        assert in_process == in_clickhouse and len(in_process) == CORPUS_MESSAGES + 1
+
+
+async def test_a_projected_message_is_found_by_the_next_search(search):
+    await load_corpus(search)
+    frozen(search)
+    hot_scopes = search.service.searcher.hot_scopes
+    for mode in (KEYWORD, HYBRID):
+        assert "porto" not in {h[1] for h in (await found(search, "porto storm", mode))[0]}
+    loads = hot_scopes.loads
+    await search.journal.append("weekend", [message("porto", TARGET)])
+    await search.caught_up()  # both projections forgot the scope after writing
+    assert (await found(search, "porto storm", KEYWORD))[0][0][1] == "porto"
+    assert (await found(search, PARAPHRASE, HYBRID))[0][0][1] == "porto"  # the dense leg too
+    assert hot_scopes.loads > loads
+
+
+async def test_a_load_overtaken_by_a_write_is_not_kept(chdb_search):
+    await chdb_search.journal.append("t", [message("a", "kiwi harvest")])
+    await chdb_search.caught_up()
+    searcher = chdb_search.service.searcher
+    params = tenancy.parameters(parse_principal(principal()))
+    size = await searcher.sizes.get(params, False)
+    loading = asyncio.ensure_future(searcher.hot_scopes.get(params, False, size))
+    await asyncio.sleep(0)  # the load has started, its statements not yet answered
+    searcher.forget("acme", "helper")  # what the projector does after a write
+    scope = await loading
+    assert scope.messages == 1  # the searches that waited for it use it
+    assert searcher.hot_scopes.cached_messages == 0  # but it is not kept
+    await searcher.hot_scopes.get(params, False, size)
+    assert searcher.hot_scopes.cached_messages == 1
+
+
+async def test_hot_scopes_keep_to_the_callers_scope_and_forget_purged_threads(search):
+    await load_corpus(search)
+    await search.journal.append("secret", [message("x", "The launch codename is Bluebird")],
+                                who=principal(user="alice"))
+    await search.caught_up()
+    frozen(search)
+    alice = principal(user="alice")
+    for mode in (KEYWORD, HYBRID):
+        assert (await found(search, "bluebird", mode, who=alice))[0][0][1] == "x"
+        for stranger in (principal(), principal(user="bob")):
+            hits, _ = await found(search, "bluebird", mode, who=stranger, limit=50)
+            assert "secret" not in {h[0] for h in hits}
+            assert len(hits) == (0 if mode == KEYWORD else CORPUS_MESSAGES)
+    assert "billing" in {h[0] for h in (await found(search, "invoice", KEYWORD))[0]}
+    await search.stub.PurgeThread(pb.PurgeThreadRequest(principal=principal(),
+                                                        thread_id="billing"))
+    assert search.service.searcher.hot_scopes.cached_messages == 0  # every acme/helper scope
+    database = search.service.projector._table.split(".")[0]
+    deadline = asyncio.get_running_loop().time() + 30
+    while int((await search.service.clickhouse.query(  # the mutation, in the background
+            f"SELECT count() AS n FROM {database}.messages WHERE thread_id = 'billing'"))[0]["n"]):
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.2)
+    search.service.searcher.forget("acme", "helper")  # loaded again once the rows are gone
+    for mode in (KEYWORD, HYBRID):
+        hits, _ = await found(search, "invoice refunds currency backups", mode, limit=50)
+        assert hits and "billing" not in {h[0] for h in hits}
+
+
+async def test_the_cap_evicts_the_least_recent_scopes(chdb_search):
+    await load_corpus(chdb_search)
+    frozen(chdb_search)
+    hot_scopes = chdb_search.service.searcher.hot_scopes
+    hot_scopes.max_messages = CORPUS_MESSAGES + 6
+    everywhere = await found(chdb_search, "invoice", KEYWORD)
+    assert hot_scopes.cached_messages == CORPUS_MESSAGES
+    for thread in ("billing", "deploys"):  # the second one evicts the whole scope
+        await found(chdb_search, "invoice", KEYWORD, scope=pb.SCOPE_CURRENT_THREAD,
+                    thread_id=thread)
+    assert hot_scopes.cached_messages == 12 and len(hot_scopes._scopes) == 2
+    loads = hot_scopes.loads
+    assert await found(chdb_search, "invoice", KEYWORD) == everywhere  # loaded again
+    assert hot_scopes.loads == loads + 1 and hot_scopes.cached_messages == CORPUS_MESSAGES + 6
+    hot_scopes.max_messages = CORPUS_MESSAGES - 1  # larger than the cap: never loaded
+    chdb_search.service.searcher.forget("acme", "helper")
+    assert await found(chdb_search, "invoice", KEYWORD) == everywhere
+    assert hot_scopes.loads == loads + 1 and hot_scopes.cached_messages == 0

@@ -4,10 +4,14 @@ Every ClickHouse statement costs milliseconds of planning whatever its data
 (a 384-float literal alone costs 2 ms to parse in chDB), and in a small scope
 (at most ``SMALL_SCOPE_TERMS`` terms, the keyword leg's own criterion) a
 hybrid search was three of them: the keyword read, the dense ranking and the
-fetch of the dense leg's hits. So a small scope that is searched is loaded
-whole, with two statements: its messages (what hits show, with their terms)
-and, when the service embeds, its embeddings (int8 values and scale, read as
-hex). Searches in it then rank here: BM25 from the cached terms
+fetch of the dense leg's hits. So a hot small scope, one searched again within
+``SIZE_TTL_SECONDS`` with no write to it since, is loaded whole with two
+statements: its messages (what hits show, with their terms) and, when the
+service embeds, its embeddings (int8 values and scale, read as hex). A load
+costs several searches (about 40 ms for 1,000 messages), hence the wait for a
+second search: a scope searched now and then, or written between searches,
+keeps the ClickHouse paths and costs what it did. Searches in a loaded scope
+rank here: BM25 from the cached terms
 (``keyword.ranked_by_bm25``, the formula the other paths use, with ``N`` and
 ``avgdl`` from :class:`~services.search.keyword.ScopeSizes` as ever), the
 dense leg by numpy with the SQL's arithmetic (int8 x float32 products summed
@@ -16,8 +20,8 @@ descending, then thread and offset), and hits come from the cached rows. The
 results are those of the ClickHouse paths, floats included.
 
 Freshness is that of :class:`ScopeSizes`: this process's projections (keyword
-and dense) and purges forget the scopes of the account and agent they write
-to, a load that such a write overtakes is used once and not kept, and an
+and dense) and purges forget the scopes (and that they were searched) of the
+account and agent they write to, a load that such a write overtakes is used once and not kept, and an
 entry lives ``SIZE_TTL_SECONDS``, the bound already accepted for another
 process's writes. Memory is capped by the messages kept (``SEARCH_HOT_SCOPE_
 MESSAGES``), the least recently searched scopes going first; a scope larger
@@ -38,6 +42,7 @@ import numpy as np
 from services.search import tenancy
 from services.search.clickhouse import ClickHouse
 from services.search.keyword import (
+    MAX_CACHED_SCOPES,
     SIZE_TTL_SECONDS,
     Key,
     Ranked,
@@ -123,24 +128,32 @@ class HotScopes:
         self._clock = clock
         self._scopes: OrderedDict[tuple, HotScope] = OrderedDict()  # least recent first
         self._loads: dict[tuple, _Load] = {}
+        self._searched: dict[tuple, float] = {}  # when each scope was last searched
         self.cached_messages = 0
         self.loads = 0
 
     async def get(self, params: dict[str, Any], current_thread: bool,
                   size: ScopeSize) -> HotScope | None:
-        """The scope of ``params``, loaded if need be; None when the cache is off or the
-        scope is larger than it."""
+        """The scope of ``params``, loaded if need be; None (search in ClickHouse) when
+        the cache is off, the scope is larger than it, or the scope is not hot: it
+        was not searched in the last SIZE_TTL_SECONDS with no write since."""
         if size.messages > self.max_messages:
             return None
-        key = scope_key(params)
+        key, now = scope_key(params), self._clock()
+        previous = self._searched.pop(key, None)
+        if len(self._searched) >= MAX_CACHED_SCOPES:
+            self._searched.clear()
+        self._searched[key] = now
         scope = self._scopes.get(key)
         if scope is not None:
-            if scope.expires > self._clock():
+            if scope.expires > now:
                 self._scopes.move_to_end(key)
                 return scope
             self._drop(key)
         load = self._loads.get(key)
         if load is None:
+            if previous is None or now - previous > SIZE_TTL_SECONDS:
+                return None  # not hot (yet): a load would cost more than this search
             load = self._loads[key] = _Load(asyncio.ensure_future(
                 self._load(key, params, current_thread)))
             load.task.add_done_callback(lambda _: self._loaded(key, load))
@@ -185,5 +198,7 @@ class HotScopes:
         afresh, and a load under way is used by its searches but not kept."""
         for key in [k for k in self._scopes if k[:2] == (account, agent)]:
             self._drop(key)
+        for key in [k for k in self._searched if k[:2] == (account, agent)]:
+            del self._searched[key]
         for key in [k for k in self._loads if k[:2] == (account, agent)]:
             self._loads.pop(key).stale = True

@@ -10,7 +10,9 @@ A keyword search is one ranking statement and, in a large scope, one fetch of
 what the hits show (a small scope's ranking reads them; the scope's size is
 cached, see ``keyword``); a hybrid one adds the dense statement, and embeds the
 query while ClickHouse ranks by keywords. Only the hits the ranking has not
-read already are fetched.
+read already are fetched. A small scope searched lately is kept in process
+(``hot_scopes``): both legs then rank there and the search runs no statement
+at all, with the same results.
 When the embedder fails (or hybrid is asked of a service that does not embed),
 BM25 answers alone and the result says so (``fallback``): search never fails
 because of the dense leg. A query made only of stop words matches nothing in

@@ -52,14 +52,12 @@ from services.search.keyword import (
     scope_key,
 )
 
-SHOWN = ("thread_id", "offset", "message_id", "role", "content", "created_at_ms", "length")
-
 
 @dataclass
 class HotScope:
     """One scope's messages and embeddings, ranked in process."""
 
-    rows: dict[Key, dict]  # what hits show, as the keyword read returns it
+    rows: dict[Key, dict]  # what hits show (and length), as the keyword read returns it
     frequencies: dict[Key, Counter]  # each message's terms, in order of first occurrence
     holders: dict[int, list[Key]]  # term -> the messages holding it
     vector_keys: list[Key]  # sorted by (thread, offset): the dense order's tie-break
@@ -69,12 +67,13 @@ class HotScope:
 
     @classmethod
     def of(cls, messages: list[dict], vectors: list[dict]) -> HotScope:
+        """From the rows the two statements read (the message rows are taken over)."""
         rows, frequencies, holders = {}, {}, {}
         for row in messages:
             key = (row["thread_id"], int(row["offset"]))
-            rows[key] = {name: row[name] for name in SHOWN}
-            frequencies[key] = Counter(int(t) for t in row["terms"])
-            for term in frequencies[key]:
+            frequencies[key] = frequency = Counter(map(int, row.pop("terms")))
+            rows[key] = row
+            for term in frequency:
                 holders.setdefault(term, []).append(key)
         vectors = sorted(vectors, key=lambda v: (v["thread_id"], int(v["offset"])))
         embeddings = np.array([np.frombuffer(bytes.fromhex(v["embedding"]), dtype=np.int8)

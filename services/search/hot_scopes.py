@@ -23,9 +23,10 @@ Freshness is that of :class:`ScopeSizes`: this process's projections (keyword
 and dense) and purges forget the scopes (and that they were searched) of the
 account and agent they write to, a load that such a write overtakes is used once and not kept, and an
 entry lives ``SIZE_TTL_SECONDS``, the bound already accepted for another
-process's writes. Memory is capped by the messages kept (``SEARCH_HOT_SCOPE_
-MESSAGES``), the least recently searched scopes going first; a scope larger
-than the cap is never loaded.
+process's writes. Expired scopes are dropped as others are loaded, and memory
+is capped by the messages kept (``SEARCH_HOT_SCOPE_MESSAGES``, about 3 KB a
+message of 150 characters), the least recently searched scopes going first; a
+scope larger than the cap is never loaded.
 """
 
 from __future__ import annotations
@@ -180,9 +181,12 @@ class HotScopes:
         scope = load.task.result()
         if scope.messages > self.max_messages:
             return
-        scope.expires = self._clock() + SIZE_TTL_SECONDS
+        now = self._clock()
+        scope.expires = now + SIZE_TTL_SECONDS
         self._drop(key)
-        while self._scopes and self.cached_messages + scope.messages > self.max_messages:
+        # Least recent first: expired ones (unused for a TTL at least), then to the cap.
+        while self._scopes and (self.cached_messages + scope.messages > self.max_messages
+                                or next(iter(self._scopes.values())).expires <= now):
             self._drop(next(iter(self._scopes)))
         self._scopes[key] = scope
         self.cached_messages += scope.messages

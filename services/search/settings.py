@@ -73,9 +73,9 @@ class DenseSettings:
 @dataclass(frozen=True)
 class HotScopeSettings:
     messages: int = setting(
-        "HOT_SCOPE_MESSAGES", 200_000,
-        "Messages of small scopes kept in memory to search without ClickHouse (about 2 KB"
-        " each); 0 turns the cache off.")
+        "HOT_SCOPE_MESSAGES", 50_000,
+        "Messages of hot small scopes kept in memory to search without ClickHouse (about"
+        " 3 KB each); 0 turns the cache off.")
 
     def __post_init__(self) -> None:
         if self.messages < 0:

@@ -128,7 +128,11 @@ async def test_a_scope_searched_once_in_a_while_is_never_loaded(chdb_search):
     assert hot_scopes.loads == 0
     for _ in range(2):  # searched again within the TTL: loaded
         await found(chdb_search, "kiwi", KEYWORD)
-    assert hot_scopes.loads == 1
+    assert hot_scopes.loads == 1 and len(hot_scopes._scopes) == 1
+    now[0] += SIZE_TTL_SECONDS + 0.1
+    for _ in range(2):  # another scope loaded: the expired one goes
+        await found(chdb_search, "kiwi", KEYWORD, scope=pb.SCOPE_CURRENT_THREAD, thread_id="t")
+    assert hot_scopes.loads == 2 and list(hot_scopes._scopes) == [("acme", "helper", "", "t")]
 
 
 async def test_hot_scopes_keep_to_the_callers_scope_and_forget_purged_threads(search):

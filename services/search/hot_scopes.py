@@ -5,13 +5,13 @@ Every ClickHouse statement costs milliseconds of planning whatever its data
 (at most ``SMALL_SCOPE_TERMS`` terms, the keyword leg's own criterion) a
 hybrid search was three of them: the keyword read, the dense ranking and the
 fetch of the dense leg's hits. So a hot small scope, one searched again within
-``SIZE_TTL_SECONDS`` with no write to it since, is loaded whole with two
-statements: its messages (what hits show, with their terms) and, when the
-service embeds, its embeddings (int8 values and scale, read as hex). A load
-costs several searches (about 40 ms for 1,000 messages), hence the wait for a
-second search: a scope searched now and then, or written between searches,
-keeps the ClickHouse paths and costs what it did. Searches in a loaded scope
-rank here: BM25 from the cached terms
+``SIZE_TTL_SECONDS`` with no write to it since, is loaded whole: its messages
+(what hits show, with their terms) and, when the service embeds, its
+embeddings (int8 values and scale, read as hex), after a checksum of both (see
+below). A load costs several searches (about 40 ms for 1,000 messages), hence
+the wait for a second search: a scope searched now and then, or written
+between searches, keeps the ClickHouse paths and costs what it did. Searches
+in a loaded scope rank here: BM25 from the cached terms
 (``keyword.ranked_by_bm25``, the formula the other paths use, with ``N`` and
 ``avgdl`` from :class:`~services.search.keyword.ScopeSizes` as ever), the
 dense leg by numpy with the SQL's arithmetic (int8 x float32 products summed
@@ -21,12 +21,15 @@ results are those of the ClickHouse paths, floats included.
 
 Freshness is that of :class:`ScopeSizes`: this process's projections (keyword
 and dense) and purges forget the scopes (and that they were searched) of the
-account and agent they write to, a load that such a write overtakes is used once and not kept, and an
-entry lives ``SIZE_TTL_SECONDS``, the bound already accepted for another
-process's writes. Expired scopes are dropped as others are loaded, and memory
-is capped by the messages kept (``SEARCH_HOT_SCOPE_MESSAGES``, about 3 KB a
-message of 150 characters), the least recently searched scopes going first; a
-scope larger than the cap is never loaded.
+account and agent they write to, and a load that such a write overtakes is
+used once and not kept. After ``SIZE_TTL_SECONDS`` (the bound already accepted
+for another process's writes) a scope is checked before it serves again: one
+statement (about 4 ms) compares the count and a checksum of the keys of its
+rows with those read before the load, and a scope that changed is loaded
+again. Expired scopes are dropped as others are loaded, and memory is capped
+by the messages kept (``SEARCH_HOT_SCOPE_MESSAGES``, about 3 KB a message of
+150 characters), the least recently searched scopes going first; a scope
+larger than the cap is never loaded.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class HotScope:
     vector_keys: list[Key]  # sorted by (thread, offset): the dense order's tie-break
     embeddings: np.ndarray  # int8, one column per message (dimensions x messages)
     scales: np.ndarray  # float64, one per message
+    fingerprint: tuple = ()  # what HotScopes._fingerprint read just before the rows
     expires: float = 0.0
 
     @classmethod
@@ -145,11 +149,17 @@ class HotScopes:
             self._searched.clear()
         self._searched[key] = now
         scope = self._scopes.get(key)
+        if scope is not None and scope.expires <= now:  # still what ClickHouse holds?
+            if await self._fingerprint(params, current_thread) == scope.fingerprint \
+                    and self._scopes.get(key) is scope:  # and not forgotten meanwhile
+                scope.expires = self._clock() + SIZE_TTL_SECONDS
+            else:
+                if self._scopes.get(key) is scope:
+                    self._drop(key)
+                scope = None
         if scope is not None:
-            if scope.expires > now:
-                self._scopes.move_to_end(key)
-                return scope
-            self._drop(key)
+            self._scopes.move_to_end(key)
+            return scope
         load = self._loads.get(key)
         if load is None:
             if previous is None or now - previous > SIZE_TTL_SECONDS:
@@ -160,8 +170,23 @@ class HotScopes:
         # Shielded: a caller that gives up does not cancel the load others wait for.
         return await asyncio.shield(load.task)
 
+    async def _fingerprint(self, params: dict[str, Any], current_thread: bool) -> tuple:
+        """The scope's messages and embeddings as a count and a sum of their keys' hashes:
+        rows are never changed in place (a key's row is always the same message), so
+        this changes with any row added or removed."""
+        scope = tenancy.condition(current_thread)
+        parts = [f"SELECT 'messages' AS part, count() AS n, sum(cityHash64(thread_id, offset))"
+                 f" AS h FROM {self._database}.messages FINAL WHERE {scope}"]
+        if self._vectors is not None:
+            parts.append("SELECT 'vectors' AS part, count() AS n, sum(cityHash64(thread_id,"
+                         f" offset)) AS h FROM {self._database}.{self._vectors} FINAL"
+                         f" WHERE {scope}")
+        rows = await self._clickhouse.query(" UNION ALL ".join(parts), params)
+        return tuple(sorted((r["part"], int(r["n"]), int(r["h"])) for r in rows))
+
     async def _load(self, key: tuple, params: dict[str, Any], current_thread: bool) -> HotScope:
         self.loads += 1
+        fingerprint = await self._fingerprint(params, current_thread)  # first: never newer
         scope = tenancy.condition(current_thread)
         messages = await self._clickhouse.query(
             "SELECT thread_id, offset, message_id, role, content, created_at_ms, terms, length"
@@ -171,7 +196,9 @@ class HotScopes:
             " arrayStringConcat(arrayMap(x -> hex(toUInt8(x)), embedding)) AS embedding"
             f" FROM {self._database}.{self._vectors} FINAL WHERE {scope}",
             params) if self._vectors is not None else []
-        return HotScope.of(messages, vectors)
+        hot = HotScope.of(messages, vectors)
+        hot.fingerprint = fingerprint
+        return hot
 
     def _loaded(self, key: tuple, load: _Load) -> None:
         if self._loads.get(key) is load:

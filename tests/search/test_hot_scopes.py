@@ -185,3 +185,35 @@ async def test_the_cap_evicts_the_least_recent_scopes(chdb_search):
     for _ in range(2):
         assert await found(chdb_search, "invoice", KEYWORD) == everywhere
     assert hot_scopes.loads == loads + 1 and hot_scopes.cached_messages == 0
+
+
+async def test_another_process_write_is_seen_after_the_ttl_and_only_changes_reload(
+        chdb_search):
+    await chdb_search.journal.append("t", [message("a", "kiwi harvest")])
+    await chdb_search.caught_up()
+    now = [0.0]
+    searcher = chdb_search.service.searcher
+    searcher.hot_scopes._clock = lambda: now[0]
+    for _ in range(2):
+        await found(chdb_search, "kiwi", KEYWORD)
+    assert searcher.hot_scopes.loads == 1
+    now[0] += SIZE_TTL_SECONDS + 0.1
+    statements = counting(chdb_search.service.clickhouse)
+    try:  # nothing changed: one checksum statement, no load
+        assert [h[1] for h in (await found(chdb_search, "kiwi", HYBRID))[0]] == ["a"]
+        assert searcher.hot_scopes.loads == 1
+        assert sum("cityHash64" in s for s in statements) == 1
+    finally:
+        del chdb_search.service.clickhouse.query
+    # Another process projects a message (rows written behind this process's back).
+    clickhouse = chdb_search.service.clickhouse
+    database = chdb_search.service.projector._table.split(".")[0]
+    await clickhouse.execute(
+        f"INSERT INTO {database}.messages SELECT account_id, agent_id, thread_id, owner_user_id,"
+        " environment, 'b', offset + 1, role, 'kiwi pie', created_at_ms + 1, terms, length,"
+        f" sequence + 1 FROM {database}.messages WHERE message_id = 'a'")
+    assert [h[1] for h in (await found(chdb_search, "kiwi", KEYWORD))[0]] == ["a"]  # TTL
+    now[0] += SIZE_TTL_SECONDS + 0.1
+    for _ in range(2):  # the changed scope is dropped, then loaded again
+        assert {h[1] for h in (await found(chdb_search, "kiwi", KEYWORD))[0]} == {"a", "b"}
+    assert searcher.hot_scopes.loads == 2 and searcher.hot_scopes.cached_messages == 2

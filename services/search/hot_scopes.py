@@ -138,9 +138,10 @@ class HotScopes:
 
     async def get(self, params: dict[str, Any], current_thread: bool,
                   size: ScopeSize) -> HotScope | None:
-        """The scope of ``params``, loaded if need be; None (search in ClickHouse) when
-        the cache is off, the scope is larger than it, or the scope is not hot: it
-        was not searched in the last SIZE_TTL_SECONDS with no write since."""
+        """The scope of ``params`` (checked first if cached longer than the TTL), loaded
+        if need be; None (search in ClickHouse) when the cache is off, the scope is
+        larger than it, or the scope is neither cached nor hot: not searched in the
+        last SIZE_TTL_SECONDS with no write since."""
         if size.messages > self.max_messages:
             return None
         key, now = scope_key(params), self._clock()
@@ -165,7 +166,7 @@ class HotScopes:
             if previous is None or now - previous > SIZE_TTL_SECONDS:
                 return None  # not hot (yet): a load would cost more than this search
             load = self._loads[key] = _Load(asyncio.ensure_future(
-                self._load(key, params, current_thread)))
+                self._load(params, current_thread)))
             load.task.add_done_callback(lambda _: self._loaded(key, load))
         # Shielded: a caller that gives up does not cancel the load others wait for.
         return await asyncio.shield(load.task)
@@ -184,7 +185,7 @@ class HotScopes:
         rows = await self._clickhouse.query(" UNION ALL ".join(parts), params)
         return tuple(sorted((r["part"], int(r["n"]), int(r["h"])) for r in rows))
 
-    async def _load(self, key: tuple, params: dict[str, Any], current_thread: bool) -> HotScope:
+    async def _load(self, params: dict[str, Any], current_thread: bool) -> HotScope:
         self.loads += 1
         fingerprint = await self._fingerprint(params, current_thread)  # first: never newer
         scope = tenancy.condition(current_thread)

@@ -6,8 +6,9 @@ terms only (a primary-key range), counts each term's document frequency from
 them, and scores every message holding a term. In a small scope (at most
 ``SMALL_SCOPE_TERMS`` terms in all) the statement instead reads the scope's
 messages that hold a query term, with what a hit shows, and BM25 is computed
-here from their terms: same formula, same order, same hits, and the search
-needs no second statement to fetch them. Every ClickHouse statement costs a few
+here from their terms (``ranked_by_bm25``, which hot scopes use too, see
+``hot_scopes``): same formula, same order, same hits, and the search needs no
+second statement to fetch them. Every ClickHouse statement costs a few
 milliseconds of planning and pipeline whatever its data, and the ranking
 statement's aggregations cost more than reading a small scope, so below that
 size one plain read is the cheapest exact answer. The scope's size (messages

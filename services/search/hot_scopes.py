@@ -53,7 +53,6 @@ from services.search.keyword import (
     Ranking,
     ScopeSize,
     ranked_by_bm25,
-    scope_key,
 )
 
 
@@ -144,7 +143,7 @@ class HotScopes:
         last SIZE_TTL_SECONDS with no write since."""
         if size.messages > self.max_messages:
             return None
-        key, now = scope_key(params), self._clock()
+        key, now = tenancy.scope_key(params), self._clock()
         previous = self._searched.pop(key, None)
         if len(self._searched) >= MAX_CACHED_SCOPES:
             self._searched.clear()

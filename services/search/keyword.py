@@ -44,11 +44,6 @@ MAX_CACHED_SCOPES = 10_000
 SMALL_SCOPE_TERMS = 40_000
 
 
-def scope_key(params: dict[str, Any]) -> tuple[str, str, str, str | None]:
-    """What identifies a scope (``tenancy.parameters``): account, agent, user, thread."""
-    return params["account"], params["agent"], params["user"], params.get("thread")
-
-
 @dataclass(frozen=True)
 class ScopeSize:
     messages: int
@@ -75,7 +70,7 @@ class ScopeSizes:
         self._sizes: dict[tuple, tuple[ScopeSize, float]] = {}
 
     async def get(self, params: dict[str, Any], current_thread: bool) -> ScopeSize:
-        key = scope_key(params)
+        key = tenancy.scope_key(params)
         cached = self._sizes.get(key)
         if cached is not None and cached[1] > self._clock():
             return cached[0]

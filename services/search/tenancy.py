@@ -27,3 +27,8 @@ def parameters(principal: Principal, thread_id: str | None = None) -> dict[str, 
     if thread_id is not None:
         params["thread"] = thread_id
     return params
+
+
+def scope_key(params: dict[str, Any]) -> tuple[str, str, str, str | None]:
+    """What identifies a caller's scope in the caches of per-scope figures."""
+    return params["account"], params["agent"], params["user"], params.get("thread")

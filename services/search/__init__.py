@@ -11,6 +11,8 @@ embedding similarity, fused by reciprocal rank.
   postings, thread totals), from a persisted cursor, idempotently;
 - ``lag``: how far each follower of the feed is behind the journal;
 - ``keyword``: the BM25 leg and the cached scope sizes it needs;
+- ``hot_scopes``: small scopes searched lately, kept in process and ranked
+  there without a statement (the same results as the ClickHouse paths);
 - ``dense``: the embeddings' own follower of the feed and the similarity leg;
 - ``fusion``: reciprocal-rank fusion of the legs;
 - ``search``: SearchMessages (ranking, what hits show) and the per-thread

@@ -19,7 +19,6 @@ from libs.tracing import Tracing
 from services.search import cells, schema
 from services.search.clickhouse import ChdbClickHouse, ClickHouse, ServerClickHouse
 from services.search.dense import DenseIndex, DenseProjector, spelling
-from services.search.keyword import ScopeSizes
 from services.search.lag import JournalSequences, ShardLag
 from services.search.projector import Projector
 from services.search.search import Searcher
@@ -85,11 +84,11 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         index = await _dense_index(config, clickhouse, stack)
         await schema.create(clickhouse, database, index.table if index is not None else None)
         sequences = JournalSequences(journal)
-        sizes = ScopeSizes(clickhouse, database)
-        projector = Projector(journal, clickhouse, database, sequences, sizes)
+        searcher = Searcher(clickhouse, database, model, index, config.hot_scopes.messages)
+        projector = Projector(journal, clickhouse, database, sequences, searcher.forget)
         dense = (DenseProjector(journal, clickhouse, database, index, sequences,
-                                config.dense.embed_batch) if index is not None else None)
-        searcher = Searcher(clickhouse, database, model, index, sizes)
+                                config.dense.embed_batch, searcher.forget)
+                 if index is not None else None)
         servicer = SearchServicer(searcher, journal, projector, dense, clickhouse.name)
         server = GrpcServer(config.server, [ServiceBinding(
             SERVICE_NAME,

@@ -38,7 +38,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,7 +217,9 @@ class DenseProjector:
     """Embeds every projected message, in feed order, on a cursor of its own."""
 
     def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str,
-                 index: DenseIndex, journal_sequences: JournalSequences, batch: int) -> None:
+                 index: DenseIndex, journal_sequences: JournalSequences, batch: int,
+                 written: Callable[[str, str], None] = lambda account, agent: None) -> None:
+        self._written = written  # told each account and agent written to (hot scopes)
         self._clickhouse = clickhouse
         self._table = f"{database}.{index.table}"
         self._index = index
@@ -241,6 +243,8 @@ class DenseProjector:
                          event.thread_id, event.message.offset, event.principal.user_id,
                          sketch(vector), values, scale, event.sequence))
         await self._clickhouse.insert(self._table, VECTOR_COLUMNS, rows)
+        for account, agent in {(row[0], row[1]) for row in rows}:
+            self._written(account, agent)
         self.embedded_rows += len(wanted)
 
     def lag(self) -> list[ShardLag]:

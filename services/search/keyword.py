@@ -6,8 +6,9 @@ terms only (a primary-key range), counts each term's document frequency from
 them, and scores every message holding a term. In a small scope (at most
 ``SMALL_SCOPE_TERMS`` terms in all) the statement instead reads the scope's
 messages that hold a query term, with what a hit shows, and BM25 is computed
-here from their terms: same formula, same order, same hits, and the search
-needs no second statement to fetch them. Every ClickHouse statement costs a few
+here from their terms (``ranked_by_bm25``, which hot scopes use too, see
+``hot_scopes``): same formula, same order, same hits, and the search needs no
+second statement to fetch them. Every ClickHouse statement costs a few
 milliseconds of planning and pipeline whatever its data, and the ranking
 statement's aggregations cost more than reading a small scope, so below that
 size one plain read is the cheapest exact answer. The scope's size (messages
@@ -25,7 +26,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,7 +70,7 @@ class ScopeSizes:
         self._sizes: dict[tuple, tuple[ScopeSize, float]] = {}
 
     async def get(self, params: dict[str, Any], current_thread: bool) -> ScopeSize:
-        key = (params["account"], params["agent"], params["user"], params.get("thread"))
+        key = tenancy.scope_key(params)
         cached = self._sizes.get(key)
         if cached is not None and cached[1] > self._clock():
             return cached[0]
@@ -121,11 +122,34 @@ def idf(scope_messages: int, document_frequency: int) -> float:
     return math.log(1 + (max(scope_messages, df) - df + 0.5) / (df + 0.5))
 
 
+Match = tuple[Key, int, int, Mapping[int, int]]  # key, length, created_at_ms, frequencies
+
+
+def ranked_by_bm25(size: ScopeSize, matches: Iterable[Match], depth: int) -> list[Ranked]:
+    """The ``depth`` best of ``matches`` by BM25, computed here (the SQL's formula and
+    order). Each match names a message holding a query term, its length, its time
+    and the frequency of each query term it holds, in the order of first occurrence
+    (the order the scores are summed in, so every caller gets the very same floats).
+    Document frequencies are counted from the matches themselves."""
+    matches = list(matches)
+    document_frequency = Counter(t for *_, frequency in matches for t in frequency)
+    idfs = {t: idf(size.messages, df) for t, df in document_frequency.items()}
+    average = size.average_length
+    scored = [(key, sum(bm25(tf, length, idfs[t], average) for t, tf in frequency.items()),
+               created_at_ms) for key, length, created_at_ms, frequency in matches]
+    scored.sort(key=lambda s: (-s[1], -s[2], s[0]))
+    return [Ranked(key[0], key[1], score) for key, score, _ in scored[:depth]]
+
+
 class KeywordLeg:
     def __init__(self, clickhouse: ClickHouse, database: str) -> None:
         self._clickhouse = clickhouse
         self._database = database
         self.small_scope_terms = SMALL_SCOPE_TERMS
+
+    def is_small(self, size: ScopeSize) -> bool:
+        """Whether ``size`` is ranked from its messages (0 terms: avgdl is 0, SQL copes)."""
+        return 0 < size.total_length <= self.small_scope_terms
 
     async def ranked(self, params: dict[str, Any], size: ScopeSize, terms: list[int],
                      current_thread: bool, depth: int) -> Ranking:
@@ -133,7 +157,7 @@ class KeywordLeg:
         newer message, then by thread and offset)."""
         if not size.messages or not terms:
             return Ranking([], {})
-        if 0 < size.total_length <= self.small_scope_terms:  # 0: avgdl is 0, SQL copes
+        if self.is_small(size):
             return await self._from_messages(params, size, terms, current_thread, depth)
         return Ranking(await self._from_postings(params, size, terms, current_thread, depth),
                        {})
@@ -149,15 +173,9 @@ class KeywordLeg:
             f" WHERE {tenancy.condition(current_thread)} AND hasAny(terms, {{terms:Array(UInt64)}})",
             {**params, "terms": terms})
         shown = {(r["thread_id"], int(r["offset"])): r for r in rows}
-        frequencies = {key: Counter(int(t) for t in row["matched"]) for key, row in shown.items()}
-        document_frequency = Counter(t for f in frequencies.values() for t in f)
-        idfs = {t: idf(size.messages, df) for t, df in document_frequency.items()}
-        average = size.average_length
-        scored = [(key, sum(bm25(tf, int(shown[key]["length"]), idfs[t], average)
-                            for t, tf in frequency.items()), int(shown[key]["created_at_ms"]))
-                  for key, frequency in frequencies.items()]
-        scored.sort(key=lambda s: (-s[1], -s[2], s[0]))
-        return Ranking([Ranked(key[0], key[1], score) for key, score, _ in scored[:depth]], shown)
+        matches = [(key, int(row["length"]), int(row["created_at_ms"]),
+                     Counter(int(t) for t in row["matched"])) for key, row in shown.items()]
+        return Ranking(ranked_by_bm25(size, matches, depth), shown)
 
     async def _from_postings(self, params: dict[str, Any], size: ScopeSize, terms: list[int],
                              current_thread: bool, depth: int) -> list[Ranked]:

@@ -13,7 +13,7 @@ the rows and moves only after they are written.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agentmemory.common.v1 import message_pb2
 
@@ -21,7 +21,6 @@ from libs.feed import FeedFollower
 from libs.journal_client import JournalReader
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
-from services.search.keyword import ScopeSizes
 from services.search.lag import JournalSequences, ShardLag, shard_lags
 from services.search.schema import MESSAGE_COLUMNS, POSTING_COLUMNS, THREAD_COLUMNS
 
@@ -107,9 +106,10 @@ class ThreadTotals:
 
 class Projector:
     def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str,
-                 journal_sequences: JournalSequences, sizes: ScopeSizes | None = None) -> None:
+                 journal_sequences: JournalSequences,
+                 written: Callable[[str, str], None] | None = None) -> None:
         self._clickhouse = clickhouse
-        self._sizes = sizes
+        self._written = written  # told each account and agent written to
         self._table = f"{database}.messages"
         self._postings = f"{database}.postings"
         self._threads = ThreadTotals(clickhouse, database)
@@ -129,9 +129,9 @@ class Projector:
         await self._threads.add(messages)
         await self._clickhouse.insert(self._table, MESSAGE_COLUMNS, messages)
         self.projected_rows += len(projected)
-        if self._sizes is not None:
+        if self._written is not None:
             for account, agent in {(m[0], m[1]) for m in messages}:
-                self._sizes.forget(account, agent)
+                self._written(account, agent)
 
     def lag(self) -> list[ShardLag]:
         return shard_lags(self.follower.positions, self._journal_sequences.sequences)

@@ -10,7 +10,9 @@ A keyword search is one ranking statement and, in a large scope, one fetch of
 what the hits show (a small scope's ranking reads them; the scope's size is
 cached, see ``keyword``); a hybrid one adds the dense statement, and embeds the
 query while ClickHouse ranks by keywords. Only the hits the ranking has not
-read already are fetched.
+read already are fetched. A small scope searched lately is kept in process
+(``hot_scopes``): both legs then rank there and the search runs no statement
+at all, with the same results.
 When the embedder fails (or hybrid is asked of a service that does not embed),
 BM25 answers alone and the result says so (``fallback``): search never fails
 because of the dense leg. A query made only of stop words matches nothing in
@@ -37,6 +39,7 @@ from services.search import fusion, tenancy
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
 from services.search.dense import DenseIndex
+from services.search.hot_scopes import HotScopes
 from services.search.keyword import Key, KeywordLeg, Ranking, ScopeSizes
 
 logger = logging.getLogger(__name__)
@@ -85,12 +88,16 @@ class ThreadSummary:
 
 class Searcher:
     def __init__(self, clickhouse: ClickHouse, database: str, model: ChatModel | None,
-                 dense: DenseIndex | None = None, sizes: ScopeSizes | None = None) -> None:
+                 dense: DenseIndex | None = None,
+                 hot_scope_messages: int = 0) -> None:
         self._clickhouse = clickhouse
         self._database = database
         self._model = model
         self.keyword = KeywordLeg(clickhouse, database)
-        self.sizes = sizes or ScopeSizes(clickhouse, database)
+        self.sizes = ScopeSizes(clickhouse, database)
+        self.hot_scopes = HotScopes(clickhouse, database,
+                                    dense.table if dense is not None else None,
+                                    hot_scope_messages)
         self.dense = dense
         self.fusion_depth = FUSION_DEPTH
         self.rrf_k = fusion.K
@@ -124,16 +131,22 @@ class Searcher:
         if not size.messages:
             return [], False, {}
         depth = max(limit, self.fusion_depth) if hybrid else limit
-        keyword: Ranking = await self.keyword.ranked(params, size, analyzer.term_ids(wanted),
-                                                      current, depth)
+        # A hot small scope ranks in process (no statement), the same legs' same results.
+        hot = await self.hot_scopes.get(params, current, size) \
+            if self.keyword.is_small(size) else None
+        keyword_ranked = hot.keyword_ranked if hot is not None else self.keyword.ranked
+        dense_ranked = hot.dense_ranked if hot is not None else \
+            self.dense.ranked if self.dense is not None else None
+        keyword: Ranking = await keyword_ranked(params, size, analyzer.term_ids(wanted),
+                                                current, depth)
         bm25 = [(r.key, r.score) for r in keyword.ranked]
         if not hybrid:
             return bm25, False, keyword.shown
         if embedding is None:  # hybrid asked of a service that does not embed
             return bm25, True, keyword.shown
         try:
-            dense = await self.dense.ranked(params, await embedding, current, depth,
-                                            size.messages)
+            dense = await dense_ranked(params, await embedding, current, depth,
+                                       size.messages)
         except Unavailable as exc:
             logger.warning("dense leg unavailable, BM25 answers alone: %s", exc.message)
             return bm25, True, keyword.shown
@@ -172,7 +185,13 @@ class Searcher:
             await self._clickhouse.execute(
                 f"ALTER TABLE {self._database}.{table} DELETE WHERE {tenancy.condition(True)}",
                 tenancy.parameters(principal, thread_id))
-        self.sizes.forget(principal.account_id, principal.agent_id)
+        self.forget(principal.account_id, principal.agent_id)
+
+    def forget(self, account: str, agent: str) -> None:
+        """What this process wrote to ``account``/``agent`` (its projections, a purge)
+        outdates there: the cached scope sizes and hot scopes."""
+        self.sizes.forget(account, agent)
+        self.hot_scopes.forget(account, agent)
 
     async def summarize(self, query: str, hits: Sequence[Hit]) -> list[ThreadSummary]:
         """One summary per matching thread, in the order threads first appear in the hits."""

@@ -78,11 +78,24 @@ class DenseSettings:
 
 
 @dataclass(frozen=True)
+class HotScopeSettings:
+    messages: int = setting(
+        "HOT_SCOPE_MESSAGES", 50_000,
+        "Messages of hot small scopes kept in memory to search without ClickHouse (about"
+        " 3 KB each); 0 turns the cache off.")
+
+    def __post_init__(self) -> None:
+        if self.messages < 0:
+            raise ValueError(f"{PREFIX}HOT_SCOPE_MESSAGES must not be negative")
+
+
+@dataclass(frozen=True)
 class SearchConfig:
     server: SearchServerSettings
     clickhouse: ClickHouseSettings
     dependencies: SearchDependencies
     dense: DenseSettings
+    hot_scopes: HotScopeSettings
     embeddings: EmbeddingSettings
     model: ModelSettings
     process: ProcessSettings
@@ -94,6 +107,7 @@ class SearchConfig:
             clickhouse=settings.load(ClickHouseSettings, prefix=PREFIX, environ=environ),
             dependencies=settings.load(SearchDependencies, prefix=PREFIX, environ=environ),
             dense=settings.load(DenseSettings, prefix=PREFIX, environ=environ),
+            hot_scopes=settings.load(HotScopeSettings, prefix=PREFIX, environ=environ),
             embeddings=settings.load(EmbeddingSettings, prefix=EMBEDDINGS_PREFIX,
                                      environ=environ),
             model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
@@ -102,6 +116,7 @@ class SearchConfig:
 
 
 def variables() -> Iterator[settings.Variable]:
-    for part in (SearchServerSettings, ClickHouseSettings, SearchDependencies, DenseSettings):
+    for part in (SearchServerSettings, ClickHouseSettings, SearchDependencies, DenseSettings,
+                 HotScopeSettings):
         yield from settings.describe(part, prefix=PREFIX)
     yield from settings.describe(EmbeddingSettings, prefix=EMBEDDINGS_PREFIX)

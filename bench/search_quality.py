@@ -61,6 +61,7 @@ from tests.support.ports import free_port
 TUNING = {1, 2, 3}
 KS = (5, 10, 20)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "commonsense"}
+RETRIES = 5  # asks of a question whose hybrid search fell back to BM25
 
 
 @dataclass
@@ -143,21 +144,31 @@ async def wait_projected(stub: pb_grpc.SearchServiceStub, count: int) -> float:
 
 async def recalls(stub: pb_grpc.SearchServiceStub, conversations: list[Conversation],
                   mode: int) -> dict[tuple[str, str], list[dict[int, float]]]:
-    """Per (split, category) the recall@k of each question."""
+    """Per (split, category) the recall@k of each question. A hybrid search that fell
+    back to BM25 (the query's embedding took over 2 s on a loaded machine) is asked
+    again: this measures ranking, not the embedder's timeout; fallbacks are counted."""
     found: dict[tuple[str, str], list[dict[int, float]]] = defaultdict(list)
+    fallbacks = 0
     for conversation in conversations:
         for question in conversation.questions:
             evidence = set(question["evidence"]) & conversation.texts
             if not evidence:
                 continue
-            reply = await stub.SearchMessages(pb.SearchMessagesRequest(
+            request = pb.SearchMessagesRequest(
                 principal=principal(conversation.account, agent="bench"),
                 surface=principal_pb2.SURFACE_AGENT, query=question["question"], limit=max(KS),
-                summarize=False, mode=mode))
+                summarize=False, mode=mode)
+            for _ in range(RETRIES):
+                reply = await stub.SearchMessages(request)
+                if not reply.fallback:
+                    break
+                fallbacks += 1
             ranked = [h.message_id for h in reply.hits]
             recall = {k: len(evidence & set(ranked[:k])) / len(evidence) for k in KS}
             for category in ("all", CATEGORIES.get(question["category"], "other")):
                 found[(conversation.split, category)].append(recall)
+    if fallbacks:
+        print(f"  ({fallbacks} hybrid searches fell back to BM25 and were asked again)")
     return found
 
 

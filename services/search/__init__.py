@@ -12,7 +12,7 @@ embedding similarity, fused by reciprocal rank.
 - ``lag``: how far each follower of the feed is behind the journal;
 - ``keyword``: the BM25 leg and the cached scope sizes it needs;
 - ``dense``: the embeddings' own follower of the feed and the similarity leg;
-- ``fusion``: reciprocal-rank fusion of the legs;
+- ``fusion``: reciprocal-rank fusion of the legs, times a length prior;
 - ``search``: SearchMessages (ranking, what hits show) and the per-thread
   match summaries;
 - ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring.

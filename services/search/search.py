@@ -97,6 +97,7 @@ class Searcher:
         self.dense = dense
         self.fusion_depth = FUSION_DEPTH
         self.rrf_k = fusion.K
+        self.length_prior = True  # bench/search_quality.py --sweep compares without
 
     @property
     def default_mode(self) -> Mode:
@@ -148,7 +149,8 @@ class Searcher:
             row = shown.get(key)
             return fusion.length_prior(int(row["length"]), average) if row else 0.0
 
-        return fusion.reciprocal_rank(legs, self.rrf_k, prior), False, shown
+        return (fusion.reciprocal_rank(legs, self.rrf_k, prior if self.length_prior else None),
+                False, shown)
 
     async def _shown(self, params: dict[str, Any], keys: Sequence[Key],
                      shown: dict[Key, dict]) -> dict[Key, dict]:

@@ -14,7 +14,7 @@ embedding similarity, fused by reciprocal rank.
 - ``hot_scopes``: small scopes searched lately, kept in process and ranked
   there without a statement (the same results as the ClickHouse paths);
 - ``dense``: the embeddings' own follower of the feed and the similarity leg;
-- ``fusion``: reciprocal-rank fusion of the legs;
+- ``fusion``: reciprocal-rank fusion of the legs, times a length prior;
 - ``search``: SearchMessages (ranking, what hits show) and the per-thread
   match summaries;
 - ``conversions``, ``servicer``, ``app``: the gRPC surface and its wiring.

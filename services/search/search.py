@@ -2,17 +2,20 @@
 
 The keyword leg (``keyword``) ranks by BM25 over stemmed terms; the dense leg
 (``dense``) by the similarity of message embeddings to the query's. Hybrid
-ranking fuses each leg's ``FUSION_DEPTH`` best by reciprocal rank
-(``fusion``); keyword ranking is BM25 alone. Both legs, the statistics and the
-fetch of what hits show stay inside the caller's scope (``tenancy``).
+ranking fuses each leg's ``FUSION_DEPTH`` best by reciprocal rank, times each
+message's length prior (``fusion``); keyword ranking is BM25 alone. Both legs,
+the statistics and the fetch of what hits show stay inside the caller's scope
+(``tenancy``).
 
 A keyword search is one ranking statement and, in a large scope, one fetch of
 what the hits show (a small scope's ranking reads them; the scope's size is
 cached, see ``keyword``); a hybrid one adds the dense statement, and embeds the
-query while ClickHouse ranks by keywords. Only the hits the ranking has not
-read already are fetched. A small scope searched lately is kept in process
-(``hot_scopes``): both legs then rank there and the search runs no statement
-at all, with the same results.
+query while ClickHouse ranks by keywords. Only the messages the ranking has not
+read already are fetched: in keyword mode the hits, in hybrid every candidate
+of either leg before the fusion (the prior needs their lengths), still one
+statement. A small scope searched lately is kept in process (``hot_scopes``):
+both legs then rank there and the search runs no statement at all, with the
+same results.
 When the embedder fails (or hybrid is asked of a service that does not embed),
 BM25 answers alone and the result says so (``fallback``): search never fails
 because of the dense leg. A query made only of stop words matches nothing in
@@ -101,6 +104,7 @@ class Searcher:
         self.dense = dense
         self.fusion_depth = FUSION_DEPTH
         self.rrf_k = fusion.K
+        self.length_prior = True  # bench/search_quality.py --sweep compares without
 
     @property
     def default_mode(self) -> Mode:
@@ -151,22 +155,38 @@ class Searcher:
             logger.warning("dense leg unavailable, BM25 answers alone: %s", exc.message)
             return bm25, True, keyword.shown
         legs = [[r.key for r in keyword.ranked], [r.key for r in dense]]
-        return fusion.reciprocal_rank(legs, self.rrf_k), False, keyword.shown
+        shown = await self._shown(params, [key for leg in legs for key in leg], keyword.shown)
+        average = size.average_length
+
+        def prior(key: Key) -> float:  # a candidate whose row is gone sinks (and never shows)
+            row = shown.get(key)
+            return fusion.length_prior(int(row["length"]), average) if row else 0.0
+
+        return (fusion.reciprocal_rank(legs, self.rrf_k, prior if self.length_prior else None),
+                False, shown)
+
+    async def _shown(self, params: dict[str, Any], keys: Sequence[Key],
+                     shown: dict[Key, dict]) -> dict[Key, dict]:
+        """What ``keys`` show: the rows the ranking read, and one fetch of the others
+        (replayed rows collapse here). The fetch names its threads and offsets apart
+        (what the primary key prunes by), then the exact pairs: forty candidates from
+        forty threads would otherwise read up to 1,600 rows."""
+        missing = [key for key in dict.fromkeys(keys) if key not in shown]
+        if not missing:
+            return shown
+        fetched = await self._clickhouse.query(
+            "SELECT thread_id, message_id, offset, role, content, created_at_ms, length"
+            f" FROM {self._database}.messages WHERE {tenancy.condition(False)}"
+            " AND thread_id IN {threads:Array(String)} AND offset IN {offsets:Array(UInt64)}"
+            " AND (thread_id, offset) IN {keys:Array(Tuple(String, UInt64))}",
+            {**params, "threads": sorted({k[0] for k in missing}),
+             "offsets": sorted({k[1] for k in missing}), "keys": sorted(missing)})
+        return shown | {(m["thread_id"], int(m["offset"])): m for m in fetched}
 
     async def _hits(self, params: dict[str, Any], ranking: list[tuple[Key, float]],
                     wanted: list[str], shown: dict[Key, dict]) -> list[Hit]:
-        """What each ranked message shows, in rank order: the rows the ranking read,
-        and one fetch of the others (replayed rows collapse here)."""
-        missing = [key for key, _ in ranking if key not in shown]
-        messages = shown
-        if missing:
-            fetched = await self._clickhouse.query(
-                "SELECT thread_id, message_id, offset, role, content, created_at_ms"
-                f" FROM {self._database}.messages WHERE {tenancy.condition(False)}"
-                " AND thread_id IN {threads:Array(String)} AND offset IN {offsets:Array(UInt64)}",
-                {**params, "threads": sorted({k[0] for k in missing}),
-                 "offsets": sorted({k[1] for k in missing})})
-            messages = shown | {(m["thread_id"], int(m["offset"])): m for m in fetched}
+        """What each ranked message shows, in rank order."""
+        messages = await self._shown(params, [key for key, _ in ranking], shown)
         hits = []
         for key, score in ranking:
             message = messages.get(key)

@@ -15,7 +15,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from libs import clients
 from libs.identity import parse_principal
 from services.search import dense, fusion, tenancy
+from services.search import keyword as keyword_leg
 from services.search.app import EMBEDDINGS_HEALTH
+from services.search.terms import terms
 from tests.search.conftest import HYBRID, KEYWORD, search_env, start_search
 from tests.search.corpus import THREADS
 from tests.search.test_search import load_corpus
@@ -53,15 +55,24 @@ async def test_dense_leg_finds_a_paraphrase_bm25_misses(search):
     await search.journal.append("weekend", [message("porto", TARGET)])
     await search.caught_up()
     assert await ids(search, PARAPHRASE, KEYWORD) == []
-    assert (await ids(search, PARAPHRASE, HYBRID))[0] == "porto"
+    assert (await legs(search, PARAPHRASE))[1][0] == ("weekend", 1)
+    # Hybrid: second, after a longer message (the length prior, see fusion).
+    assert "porto" in (await ids(search, PARAPHRASE, HYBRID))[:2]
     # BM25 finds another message ("holidays") but not this one; hybrid finds both.
     keyword = await ids(search, "holiday scrapped by a hurricane", KEYWORD)
     assert keyword and "porto" not in keyword
-    assert "porto" in (await ids(search, "holiday scrapped by a hurricane", HYBRID))[:2]
+    hybrid = await ids(search, "holiday scrapped by a hurricane", HYBRID)
+    assert keyword[0] in hybrid[:3] and "porto" in hybrid[:3]
 
 
 async def test_hybrid_order_is_the_reciprocal_rank_fusion_of_the_legs(search):
+    """Fused score = sum of 1 / (10 + rank), times length / (length + average length),
+    lengths in terms (the analyzer's), the average over the caller's scope."""
     await load_corpus(search)
+    lengths = {(thread, offset): len(terms(text))
+               for thread, turns in THREADS.items()
+               for offset, (_, text) in enumerate(turns, start=1)}  # offsets count from 1
+    average = sum(lengths.values()) / len(lengths)
     for query in ("refunds currency invoice", "when do we deploy to production",
                   "customer database backups"):
         keyword, vectors = await legs(search, query)
@@ -70,6 +81,7 @@ async def test_hybrid_order_is_the_reciprocal_rank_fusion_of_the_legs(search):
         for leg in (keyword, vectors):
             for rank, key in enumerate(leg, start=1):
                 scores[key] = scores.get(key, 0.0) + 1 / (10 + rank)
+        scores = {key: s * lengths[key] / (lengths[key] + average) for key, s in scores.items()}
         reply = await search.search(query, summarize=False, mode=HYBRID, limit=20)
         hybrid = [((h.thread_id, h.offset), h.score) for h in reply.hits]
         assert len(hybrid) == 20 and not reply.fallback
@@ -77,6 +89,11 @@ async def test_hybrid_order_is_the_reciprocal_rank_fusion_of_the_legs(search):
         assert all(score == pytest.approx(scores[key], abs=1e-12) for key, score in hybrid)
         best = sorted(scores.values(), reverse=True)[:20]
         assert [score for _, score in hybrid] == pytest.approx(best, abs=1e-12)
+        # BM25 from the postings (as in a large scope): every length comes from the fetch.
+        search.service.searcher.keyword.small_scope_terms = 0
+        again = await search.search(query, summarize=False, mode=HYBRID, limit=20)
+        search.service.searcher.keyword.small_scope_terms = keyword_leg.SMALL_SCOPE_TERMS
+        assert [((h.thread_id, h.offset), h.score) for h in again.hits] == hybrid
 
 
 async def test_both_engines_rank_the_same_in_both_modes(local_journal, tmp_path,

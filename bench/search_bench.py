@@ -148,16 +148,17 @@ def bulk_load(path: Path, database: str, count: int) -> float:
             for i, (v, c) in enumerate(zip(pool, pool_cells, strict=True))))
         words = (dimensions + 63) // 64
         db.query(f"""INSERT INTO {database}.{vectors} ({', '.join(schema.VECTOR_COLUMNS)})
-SELECT account_id, agent_id, cell, thread_id, offset, owner_user_id,
+SELECT account_id, agent_id, cell, thread_id, offset, owner_user_id, length,
        arrayMap(w -> arraySum(arrayMap(j -> bitShiftLeft(toUInt64(e[w * 64 + j + 1] > 0), j),
                                        range(64))), range({words})),
        arrayMap(x -> toInt8(round(x / scale)), e), scale, sequence
 FROM (SELECT *, arrayReduce('max', arrayMap(x -> abs(x), e)) / 127 AS scale
- FROM (SELECT account_id, agent_id, cell, thread_id, offset, owner_user_id, sequence,
+ FROM (SELECT account_id, agent_id, cell, thread_id, offset, owner_user_id, length, sequence,
              arrayMap(x -> toFloat32(x / sqrt(arraySum(arrayMap(y -> y * y, v)))), v) AS e
       FROM (SELECT m.account_id AS account_id, m.agent_id AS agent_id, p.cell AS cell,
                    m.thread_id AS thread_id,
                    m.offset AS offset, m.owner_user_id AS owner_user_id, m.sequence AS sequence,
+                   m.length AS length,
                    arrayMap((x, i) -> x + ((cityHash64(m.sequence, i) % 2001) / 1000. - 1) * 0.02,
                             p.embedding, range({dimensions})) AS v
             FROM {database}.messages AS m

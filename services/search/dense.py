@@ -49,6 +49,7 @@ from libs.errors import Unavailable
 from libs.feed import FeedFollower
 from libs.journal_client import JournalReader
 from services.search import tenancy
+from services.search import terms as analyzer
 from services.search.cells import Cells
 from services.search.clickhouse import ClickHouse
 from services.search.keyword import Ranked
@@ -194,14 +195,16 @@ class DenseIndex:
         params = {**params, "vector": list(vector), "depth": depth}
         order = " ORDER BY similarity DESC, thread_id, offset LIMIT {depth:UInt32}"
         if scope_size <= self.exact_up_to:  # FINAL: replayed rows collapse
-            statement = (f"SELECT thread_id, offset, {self.spelled.similarity} AS similarity"
+            statement = (f"SELECT thread_id, offset, length,"
+                         f" {self.spelled.similarity} AS similarity"
                          f" FROM {table} FINAL WHERE {scope}{order}")
         else:
             # The candidates' embeddings are read after the sort, for them alone, where
             # ClickHouse materializes lazily (25.4 on); older servers read every one.
             # GROUP BY: replayed rows collapse (the same message, the same similarity).
-            statement = (f"SELECT thread_id, offset, max({self.spelled.similarity}) AS similarity"
-                         f" FROM (SELECT thread_id, offset, embedding, scale FROM {table}"
+            statement = (f"SELECT thread_id, offset, max(length) AS length,"
+                         f" max({self.spelled.similarity}) AS similarity"
+                         f" FROM (SELECT thread_id, offset, length, embedding, scale FROM {table}"
                          f"  WHERE {scope} AND cell IN {{cells:Array(UInt16)}}"
                          f"  ORDER BY {self.spelled.hamming}, thread_id, offset"
                          "   LIMIT {candidates:UInt32})"
@@ -210,7 +213,8 @@ class DenseIndex:
             params |= {"sketch": sketch(vector), "candidates": self.candidates,
                        "cells": self.cells.probed(vector, sizes, self.rows_budget)}
         rows = await self._clickhouse.query(statement, params)
-        return [Ranked(r["thread_id"], int(r["offset"]), float(r["similarity"])) for r in rows]
+        return [Ranked(r["thread_id"], int(r["offset"]), float(r["similarity"]), int(r["length"]))
+                for r in rows]
 
 
 class DenseProjector:
@@ -241,7 +245,8 @@ class DenseProjector:
             values, scale = quantized(vector)
             rows.append((event.principal.account_id, event.principal.agent_id, cell,
                          event.thread_id, event.message.offset, event.principal.user_id,
-                         sketch(vector), values, scale, event.sequence))
+                         len(analyzer.terms(event.message.content)), sketch(vector), values,
+                         scale, event.sequence))
         await self._clickhouse.insert(self._table, VECTOR_COLUMNS, rows)
         for account, agent in {(row[0], row[1]) for row in rows}:
             self._written(account, agent)

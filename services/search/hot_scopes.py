@@ -64,6 +64,7 @@ class HotScope:
     frequencies: dict[Key, Counter]  # each message's terms, in order of first occurrence
     holders: dict[int, list[Key]]  # term -> the messages holding it
     vector_keys: list[Key]  # sorted by (thread, offset): the dense order's tie-break
+    vector_lengths: list[int]  # each embedded message's terms (the fusion's length prior)
     embeddings: np.ndarray  # int8, one column per message (dimensions x messages)
     scales: np.ndarray  # float64, one per message
     fingerprint: tuple = ()  # what HotScopes._fingerprint read just before the rows
@@ -84,6 +85,7 @@ class HotScope:
                                for v in vectors] or np.zeros((0, 0)), dtype=np.int8)
         return cls(rows, frequencies, holders,
                    [(v["thread_id"], int(v["offset"])) for v in vectors],
+                   [int(v["length"]) for v in vectors],
                    np.ascontiguousarray(embeddings.T),
                    np.array([np.float32(v["scale"]) for v in vectors], dtype=np.float64))
 
@@ -110,7 +112,8 @@ class HotScope:
         # Reduced over the first axis, numpy adds dimension after dimension, as arraySum does.
         similarity = (self.embeddings * query[:, None]).sum(axis=0) * self.scales
         best = np.argsort(-similarity, kind="stable")[:depth]  # ties: (thread, offset) order
-        return [Ranked(*self.vector_keys[i], float(similarity[i])) for i in best]
+        return [Ranked(*self.vector_keys[i], float(similarity[i]), self.vector_lengths[i])
+                for i in best]
 
 
 @dataclass
@@ -192,7 +195,7 @@ class HotScopes:
             "SELECT thread_id, offset, message_id, role, content, created_at_ms, terms, length"
             f" FROM {self._database}.messages FINAL WHERE {scope}", params)
         vectors = await self._clickhouse.query(  # hex: a fraction of the text of numbers
-            "SELECT thread_id, offset, scale,"
+            "SELECT thread_id, offset, length, scale,"
             " arrayStringConcat(arrayMap(x -> hex(toUInt8(x)), embedding)) AS embedding"
             f" FROM {self._database}.{self._vectors} FINAL WHERE {scope}",
             params) if self._vectors is not None else []

@@ -96,6 +96,7 @@ class Ranked:
     thread_id: str
     offset: int
     score: float
+    length: int  # the message's terms: the fusion's length prior
 
     @property
     def key(self) -> tuple[str, int]:
@@ -136,9 +137,9 @@ def ranked_by_bm25(size: ScopeSize, matches: Iterable[Match], depth: int) -> lis
     idfs = {t: idf(size.messages, df) for t, df in document_frequency.items()}
     average = size.average_length
     scored = [(key, sum(bm25(tf, length, idfs[t], average) for t, tf in frequency.items()),
-               created_at_ms) for key, length, created_at_ms, frequency in matches]
+               created_at_ms, length) for key, length, created_at_ms, frequency in matches]
     scored.sort(key=lambda s: (-s[1], -s[2], s[0]))
-    return [Ranked(key[0], key[1], score) for key, score, _ in scored[:depth]]
+    return [Ranked(key[0], key[1], score, length) for key, score, _, length in scored[:depth]]
 
 
 class KeywordLeg:
@@ -189,7 +190,7 @@ class KeywordLeg:
         inverse = "log(1 + (greatest({n:UInt64}, df) - df + 0.5) / (df + 0.5))"
         norm = f"{K1} * ({1 - B} + {B} * h.4 / {{avgdl:Float64}})"
         rows = await self._clickhouse.query(
-            "SELECT h.1 AS thread_id, h.2 AS offset, max(h.5) AS created_at_ms,"
+            "SELECT h.1 AS thread_id, h.2 AS offset, max(h.5) AS created_at_ms, max(h.4) AS length,"
             f" sum({inverse} * h.3 * {K1 + 1} / (h.3 + {norm})) AS score"
             " FROM (SELECT term, count() AS df,"
             "       groupArray((thread_id, offset, tf, length, created_at_ms)) AS hits"
@@ -201,4 +202,5 @@ class KeywordLeg:
             " ORDER BY score DESC, created_at_ms DESC, thread_id, offset LIMIT {depth:UInt32}",
             {**params, "terms": terms, "n": size.messages, "avgdl": size.average_length,
              "depth": depth})
-        return [Ranked(r["thread_id"], int(r["offset"]), float(r["score"])) for r in rows]
+        return [Ranked(r["thread_id"], int(r["offset"]), float(r["score"]), int(r["length"]))
+                for r in rows]

@@ -14,8 +14,9 @@ delivers a message):
   thread's messages up to ``last_offset`` (the version), so replays and
   concurrent projectors write the same row;
 - ``vectors_<embedder>_<cells>``: the dense leg's embeddings (int8 with a
-  scale, and their sign bits), filed by cell, one table per embedder and
-  partition (see ``dense`` and ``cells``);
+  scale, and their sign bits) and each message's length in terms (the
+  fusion's length prior), filed by cell, one table per embedder and partition
+  (see ``dense`` and ``cells``);
 - ``projection_cursors``: where each follower is in each shard's feed.
 
 Tables created by an earlier release keep their settings (ClickHouse cannot
@@ -35,7 +36,7 @@ MESSAGE_COLUMNS = ("account_id", "agent_id", "thread_id", "owner_user_id", "envi
 THREAD_COLUMNS = ("account_id", "agent_id", "owner_user_id", "thread_id", "messages", "terms",
                   "last_offset")
 VECTOR_COLUMNS = ("account_id", "agent_id", "cell", "thread_id", "offset", "owner_user_id",
-                  "sketch", "embedding", "scale", "sequence")
+                  "length", "sketch", "embedding", "scale", "sequence")
 
 
 # Compressed blocks of 4-16 KiB instead of 64 KiB-1 MiB: a search reads a handful of
@@ -85,8 +86,8 @@ def statements(database: str, vectors: str | None = None,
         # follows the agent in the key: a probed cell of a scope is one key range.
         tables.append(f"""CREATE TABLE IF NOT EXISTS {database}.{_checked(vectors)} (
             account_id String, agent_id String, cell UInt16, thread_id String, offset UInt64,
-            owner_user_id String, sketch Array(UInt64), embedding Array(Int8), scale Float32,
-            sequence UInt64
+            owner_user_id String, length UInt32, sketch Array(UInt64), embedding Array(Int8),
+            scale Float32, sequence UInt64
         ) ENGINE = ReplacingMergeTree(sequence)
           ORDER BY (account_id, agent_id, cell, thread_id, offset)
           SETTINGS index_granularity = 64{scattered}""")

@@ -10,10 +10,9 @@ the statistics and the fetch of what hits show stay inside the caller's scope
 A keyword search is one ranking statement and, in a large scope, one fetch of
 what the hits show (a small scope's ranking reads them; the scope's size is
 cached, see ``keyword``); a hybrid one adds the dense statement, and embeds the
-query while ClickHouse ranks by keywords. Only the messages the ranking has not
-read already are fetched: in keyword mode the hits, in hybrid every candidate
-of either leg before the fusion (the prior needs their lengths), still one
-statement. A small scope searched lately is kept in process (``hot_scopes``):
+query while ClickHouse ranks by keywords. Each leg names its messages' lengths
+(the fusion's length prior), and only the hits the ranking has not read
+already are fetched, in one statement. A small scope searched lately is kept in process (``hot_scopes``):
 both legs then rank there and the search runs no statement at all, with the
 same results.
 When the embedder fails (or hybrid is asked of a service that does not embed),
@@ -155,15 +154,14 @@ class Searcher:
             logger.warning("dense leg unavailable, BM25 answers alone: %s", exc.message)
             return bm25, True, keyword.shown
         legs = [[r.key for r in keyword.ranked], [r.key for r in dense]]
-        shown = await self._shown(params, [key for leg in legs for key in leg], keyword.shown)
+        lengths = {r.key: r.length for leg in (keyword.ranked, dense) for r in leg}
         average = size.average_length
 
-        def prior(key: Key) -> float:  # a candidate whose row is gone sinks (and never shows)
-            row = shown.get(key)
-            return fusion.length_prior(int(row["length"]), average) if row else 0.0
+        def prior(key: Key) -> float:
+            return fusion.length_prior(lengths[key], average)
 
         return (fusion.reciprocal_rank(legs, self.rrf_k, prior if self.length_prior else None),
-                False, shown)
+                False, keyword.shown)
 
     async def _shown(self, params: dict[str, Any], keys: Sequence[Key],
                      shown: dict[Key, dict]) -> dict[Key, dict]:

@@ -99,7 +99,8 @@ async def test_a_projected_message_is_found_by_the_next_search(search):
     await search.caught_up()  # both projections forgot the scope after writing
     for _ in range(2):  # the first search after a write is ranked in ClickHouse, then loaded
         assert (await found(search, "porto storm", KEYWORD))[0][0][1] == "porto"
-        assert (await found(search, PARAPHRASE, HYBRID))[0][0][1] == "porto"  # dense leg too
+        # The dense leg too (a longer message can precede it after the length prior).
+        assert "porto" in [h[1] for h in (await found(search, PARAPHRASE, HYBRID))[0][:2]]
     assert hot_scopes.loads == loads + 1 and hot_scopes.cached_messages == CORPUS_MESSAGES + 1
 
 

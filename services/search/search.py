@@ -166,19 +166,16 @@ class Searcher:
     async def _shown(self, params: dict[str, Any], keys: Sequence[Key],
                      shown: dict[Key, dict]) -> dict[Key, dict]:
         """What ``keys`` show: the rows the ranking read, and one fetch of the others
-        (replayed rows collapse here). The fetch names its threads and offsets apart
-        (what the primary key prunes by), then the exact pairs: forty candidates from
-        forty threads would otherwise read up to 1,600 rows."""
+        by their exact (thread, offset) pairs, which the primary key prunes by
+        (replayed rows collapse here)."""
         missing = [key for key in dict.fromkeys(keys) if key not in shown]
         if not missing:
             return shown
         fetched = await self._clickhouse.query(
             "SELECT thread_id, message_id, offset, role, content, created_at_ms, length"
             f" FROM {self._database}.messages WHERE {tenancy.condition(False)}"
-            " AND thread_id IN {threads:Array(String)} AND offset IN {offsets:Array(UInt64)}"
             " AND (thread_id, offset) IN {keys:Array(Tuple(String, UInt64))}",
-            {**params, "threads": sorted({k[0] for k in missing}),
-             "offsets": sorted({k[1] for k in missing}), "keys": sorted(missing)})
+            {**params, "keys": sorted(missing)})
         return shown | {(m["thread_id"], int(m["offset"])): m for m in fetched}
 
     async def _hits(self, params: dict[str, Any], ranking: list[tuple[Key, float]],

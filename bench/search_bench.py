@@ -13,12 +13,13 @@ chDB before the service starts (appending a million messages through the
 journal would take a quarter of an hour, embedding them four hours); their
 rows are exactly what the projector writes, terms included. Embeddings are
 lightly perturbed copies of real embeddings of 2,000 public benign statements
-(``bench.safety_data``), so similarity search probes, scans and re-ranks
-real-looking vectors; each copy is filed in its original's cell. The
+(``bench.safety_data``), or with ``--chat`` of 2,000 chat turns, so similarity
+search probes, scans and re-ranks real-looking vectors; each copy is filed in
+its original's cell. The
 query is embedded by the service for real, and that time is included.
 
     python -m bench.search_bench [--sizes 1000,100000,1000000] [--project 5000] [--calls 200]
-                                 [--workdir DIR]
+                                 [--workdir DIR] [--chat DIR]
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from agentmemory.search.v1 import search_service_pb2 as pb
 from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 
 from bench import safety_data
+from bench.persona_chat import turns
 from libs import clients
 from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
@@ -94,16 +96,22 @@ def bulk_rows(count: int, seed: int):
         yield message, postings
 
 
-def pool_embeddings() -> list[list[float]]:
+def pool_embeddings(chat: Path | None) -> list[list[float]]:
     """Embeddings of POOL public benign statements (the safety sets': preferences, facts,
-    changelog lines, questions), spread over the space much as real messages are. The
-    corpus's own word-soup sentences all embed close together, and templated statements
-    nearly so: either would crowd every message into a few cells."""
+    changelog lines, questions), or with ``chat`` of POOL turns of Synthetic-Persona-Chat's
+    test split (never the cells' training split). The corpus's own word-soup sentences
+    all embed close together, and templated statements nearly so: either would crowd
+    every message into a few cells. The safety statements crowd some cells too (one holds
+    6% of them); chat turns are the even case (at most 2% in a cell)."""
     async def embed() -> list[list[float]]:
         embedder = LocalEmbedder()
         try:
-            texts = sorted({r.text for split in ("tuning", "evaluation")
-                            for r in safety_data.load(split) if r.label == "benign"})[:POOL]
+            if chat is None:
+                texts = sorted({r.text for split in ("tuning", "evaluation")
+                                for r in safety_data.load(split) if r.label == "benign"})[:POOL]
+            else:
+                every = turns(chat / "Synthetic-Persona-Chat_test.csv")
+                texts = every[::max(1, len(every) // POOL)][:POOL]
             return await embedder.embed_documents(texts)
         finally:
             await embedder.close()
@@ -111,14 +119,14 @@ def pool_embeddings() -> list[list[float]]:
     return asyncio.run(embed())
 
 
-def bulk_load(path: Path, database: str, count: int) -> float:
+def bulk_load(path: Path, database: str, count: int, chat: Path | None) -> float:
     """Messages, postings and embeddings; thread totals are left to the service's
     start, which fills them as for a store written by an earlier release."""
     from chdb import session
 
     partition = cells.for_embedder(LocalEmbedder)
     vectors, dimensions = table_name(LocalEmbedder, partition), LocalEmbedder.dimensions
-    pool = pool_embeddings()
+    pool = pool_embeddings(chat)
     pool_cells = partition.of(pool)
     started = time.monotonic()
     db = session.Session(str(path))
@@ -220,9 +228,10 @@ async def projection_throughput(workdir: Path, count: int) -> None:
             process.wait(30)
 
 
-async def search_latency(workdir: Path, size: int, calls: int) -> None:
+async def search_latency(workdir: Path, size: int, calls: int, chat: Path | None) -> None:
     path, database = workdir / f"corpus-{size}", "agentmemory"
-    loaded = 0.0 if path.exists() else await asyncio.to_thread(bulk_load, path, database, size)
+    loaded = 0.0 if path.exists() else await asyncio.to_thread(bulk_load, path, database, size,
+                                                               chat)
     port = free_port()
     service = await start("search", {"SEARCH_PORT": str(port), "SEARCH_CHDB_PATH": str(path),
                                      "SEARCH_PROJECT_FEED": "false",
@@ -257,12 +266,13 @@ async def search_latency(workdir: Path, size: int, calls: int) -> None:
         service.wait(30)
 
 
-async def main(sizes: list[int], project: int, calls: int, workdir: Path | None) -> None:
+async def main(sizes: list[int], project: int, calls: int, workdir: Path | None,
+               chat: Path | None) -> None:
     workdir = workdir or Path(tempfile.mkdtemp(prefix="search-bench-"))
     if project:
         await projection_throughput(workdir, project)
     for size in sizes:
-        await search_latency(workdir, size, calls)
+        await search_latency(workdir, size, calls, chat)
 
 
 if __name__ == "__main__":
@@ -272,6 +282,9 @@ if __name__ == "__main__":
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--workdir", type=Path,
                         help="keep the corpora here (corpus-<size>) and reuse them next time")
+    parser.add_argument("--chat", type=Path,
+                        help="a folder with Synthetic-Persona-Chat_test.csv: the embeddings are"
+                             " copies of its turns' (else of the safety sets' statements)")
     args = parser.parse_args()
     uvloop.run(main([int(s) for s in args.sizes.split(",") if s], args.project, args.calls,
-                    args.workdir))
+                    args.workdir, args.chat))

@@ -19,45 +19,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import hashlib
-import re
 from pathlib import Path
 
 import numpy
 
+from bench.persona_chat import embedded, turns
 from libs.embeddings import LocalEmbedder
 from services.search import cells
 
 CELLS = 256
 ITERATIONS = 40
 SEED = 20261130
-BATCH = 256
-
-
-def turns(path: Path) -> list[str]:
-    """Every distinct turn of three words or more, in file order."""
-    seen: dict[str, None] = {}
-    with path.open(newline="") as file:
-        for row in csv.DictReader(file):
-            for line in row["Best Generated Conversation"].splitlines():
-                text = re.sub(r"^User [12]:\s*", "", line).strip()
-                if len(text.split()) >= 3:
-                    seen.setdefault(text, None)
-    return list(seen)
-
-
-async def embedded(texts: list[str]) -> numpy.ndarray:
-    embedder = LocalEmbedder(cache_size=0)
-    try:
-        vectors = []
-        for start in range(0, len(texts), BATCH):
-            vectors += await embedder.embed_documents(texts[start:start + BATCH])
-            print(f"\rembedded {len(vectors):,} of {len(texts):,}", end="", flush=True)
-        print()
-        return numpy.asarray(vectors, dtype=numpy.float32)
-    finally:
-        await embedder.close()
 
 
 def spherical_kmeans(points: numpy.ndarray, count: int) -> numpy.ndarray:

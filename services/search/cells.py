@@ -34,9 +34,13 @@ _CENTROIDS_SHA256 = {
 }
 
 
+def slug(embedder: type[Embedder] | Embedder) -> str:
+    """The embedder's name as an identifier (file and table names)."""
+    return re.sub(r"[^a-z0-9]+", "_", embedder.name.lower()).strip("_")
+
+
 def centroids_path(embedder: type[Embedder] | Embedder) -> Path:
-    slug = re.sub(r"[^a-z0-9]+", "_", embedder.name.lower()).strip("_")
-    return Path(__file__).parent / "cells" / f"{slug}.npy"
+    return Path(__file__).parent / "cells" / f"{slug(embedder)}.npy"
 
 
 class Cells:

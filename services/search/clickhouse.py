@@ -5,10 +5,10 @@ Statements name their parameters ClickHouse's way, ``{name:Type}``, and
 sees the statement: ``ChdbClickHouse`` runs ClickHouse in-process (chDB, the
 embedded default), ``ServerClickHouse`` talks to a ClickHouse server over the
 native protocol (clickhouse-driver). Both engines thus receive the very same
-text, and chDB keeps no parameters in its session between calls. Only
-functions old servers also have are used (``arrayMap`` lambdas, but no
-``bitCount`` or ``dotProduct``), so the same statements run on ClickHouse
-18.16 and on current releases.
+text, and chDB keeps no parameters in its session between calls. The
+statements use functions old servers also have (``arrayMap`` lambdas), so they
+run on ClickHouse 18.16 and on current releases; the dense leg alone spells
+its two measures natively where the engine can (``dense.spelling``).
 
 Both engines are synchronous libraries: calls run on one worker thread each,
 one at a time (chDB binds parameters per session, so two statements at once

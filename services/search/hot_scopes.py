@@ -1,4 +1,4 @@
-"""Hot small scopes, kept in this process: a search there runs no ClickHouse statement.
+"""Hot small scopes, kept in this process: a search there runs no ranking or fetch statement.
 
 Every ClickHouse statement costs milliseconds of planning whatever its data
 (a 384-float literal alone costs 2 ms to parse in chDB), and in a small scope
@@ -17,7 +17,8 @@ in a loaded scope rank here: BM25 from the cached terms
 dense leg by numpy with the SQL's arithmetic (int8 x float32 products summed
 in float64 in dimension order, times the scale) and its order (similarity
 descending, then thread and offset), and hits come from the cached rows. The
-results are those of the ClickHouse paths, floats included.
+results are those of the ClickHouse paths: the same order, and the same
+floats (to about 1e-12 where the engine sums the dense product natively).
 
 Freshness is that of :class:`ScopeSizes`: this process's projections (keyword
 and dense) and purges forget the scopes (and that they were searched) of the
@@ -108,7 +109,7 @@ class HotScope:
         """As ``DenseIndex.ranked`` (its exact statement), from the cached embeddings."""
         if not self.vector_keys:
             return []
-        query = np.asarray(vector, dtype=np.float32).astype(np.float64)  # the SQL's Float32
+        query = np.asarray(vector, dtype=np.float64)  # bound into the SQL as Float64 literals
         # Reduced over the first axis, numpy adds dimension after dimension, as arraySum does.
         similarity = (self.embeddings * query[:, None]).sum(axis=0) * self.scales
         best = np.argsort(-similarity, kind="stable")[:depth]  # ties: (thread, offset) order

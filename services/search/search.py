@@ -13,8 +13,8 @@ cached, see ``keyword``); a hybrid one adds the dense statement, and embeds the
 query while ClickHouse ranks by keywords. Each leg names its messages' lengths
 (the fusion's length prior), and only the hits the ranking has not read
 already are fetched, in one statement. A small scope searched lately is kept in process (``hot_scopes``):
-both legs then rank there and the search runs no statement at all, with the
-same results.
+both legs then rank there, with the same order, and the search runs no ranking
+or fetch statement.
 When the embedder fails (or hybrid is asked of a service that does not embed),
 BM25 answers alone and the result says so (``fallback``): search never fails
 because of the dense leg. A query made only of stop words matches nothing in
@@ -134,9 +134,11 @@ class Searcher:
         if not size.messages:
             return [], False, {}
         depth = max(limit, self.fusion_depth) if hybrid else limit
-        # A hot small scope ranks in process (no statement), the same legs' same results.
+        # A hot small scope ranks in process (no ranking or fetch statement), the same
+        # legs' same order: only where ClickHouse too ranks the dense leg exactly.
+        exact = self.dense is None or size.messages <= self.dense.exact_up_to
         hot = await self.hot_scopes.get(params, current, size) \
-            if self.keyword.is_small(size) else None
+            if self.keyword.is_small(size) and exact else None
         keyword_ranked = hot.keyword_ranked if hot is not None else self.keyword.ranked
         dense_ranked = hot.dense_ranked if hot is not None else \
             self.dense.ranked if self.dense is not None else None
@@ -192,15 +194,19 @@ class Searcher:
         return hits
 
     async def purge(self, principal: Principal, thread_id: str) -> None:
-        """Delete a thread's rows (mutations: ClickHouse applies them in the background)."""
-        tables = ["postings", "threads", "messages"]
-        if self.dense is not None:
-            tables.insert(0, self.dense.table)
-        for table in tables:
-            await self._clickhouse.execute(
-                f"ALTER TABLE {self._database}.{table} DELETE WHERE {tenancy.condition(True)}",
-                tenancy.parameters(principal, thread_id))
-        self.forget(principal.account_id, principal.agent_id)
+        """Delete a thread's rows (mutations: ClickHouse applies them in the background)
+        from every table, vectors of earlier layouts and other embedders included."""
+        vectors = await self._clickhouse.query(
+            "SELECT name FROM system.tables WHERE database = {database:String}"
+            " AND startsWith(name, 'vectors_')", {"database": self._database})
+        tables = [r["name"] for r in vectors] + ["postings", "threads", "messages"]
+        try:
+            for table in tables:
+                await self._clickhouse.execute(
+                    f"ALTER TABLE {self._database}.{table} DELETE"
+                    f" WHERE {tenancy.condition(True)}", tenancy.parameters(principal, thread_id))
+        finally:
+            self.forget(principal.account_id, principal.agent_id)
 
     def forget(self, account: str, agent: str) -> None:
         """What this process wrote to ``account``/``agent`` (its projections, a purge)

@@ -178,10 +178,19 @@ async def test_scope_sizes_are_cached_briefly_and_forgotten_on_local_writes(chdb
 
 async def test_purge_removes_every_row_of_the_thread(search):
     await load_corpus(search)
+    database = search.service.projector._table.split(".")[0]
+    # An earlier layout's vectors (before cells), no longer read: purged all the same.
+    legacy = "vectors_local_bge_small_en_384"
+    await search.service.clickhouse.execute(
+        f"CREATE TABLE {database}.{legacy} (account_id String, agent_id String,"
+        " thread_id String, offset UInt64, owner_user_id String, sequence UInt64)"
+        " ENGINE = ReplacingMergeTree(sequence) ORDER BY (account_id, agent_id, thread_id, offset)")
+    await search.service.clickhouse.execute(
+        f"INSERT INTO {database}.{legacy} SELECT account_id, agent_id, thread_id, offset,"
+        f" owner_user_id, sequence FROM {database}.messages")
     await search.stub.PurgeThread(pb.PurgeThreadRequest(principal=principal(),
                                                         thread_id="billing"))
-    database = search.service.projector._table.split(".")[0]
-    tables = ["messages", "postings", "threads", search.service.searcher.dense.table]
+    tables = ["messages", "postings", "threads", search.service.searcher.dense.table, legacy]
     deadline = asyncio.get_running_loop().time() + 30
     while True:  # ALTER ... DELETE is a mutation: ClickHouse applies it in the background
         counts = [int((await search.service.clickhouse.query(

@@ -25,6 +25,8 @@ from collections.abc import AsyncIterator, Callable
 
 import asyncpg
 
+from libs import tasks
+
 logger = logging.getLogger(__name__)
 
 RETRY_SECONDS = 1.0
@@ -50,13 +52,10 @@ class Invalidations:
         """Listen until the block ends; the first connection is made before it starts."""
         lost = asyncio.Event()
         connection = await self._listen(lost)
-        task = asyncio.create_task(self._keep_listening(connection, lost))
         try:
-            yield self
+            async with tasks.running(self._keep_listening(connection, lost)):
+                yield self
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
             self._lose()
 
     async def _listen(self, lost: asyncio.Event) -> asyncpg.Connection | None:

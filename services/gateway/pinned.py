@@ -37,6 +37,7 @@ from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as memory_grpc
 from cachetools import LRUCache
 
+from libs import tasks
 from libs.clients import upstream
 from libs.identity import Principal
 
@@ -124,13 +125,10 @@ class PinnedCache:
         if self._max_age <= 0:
             yield self
             return
-        task = asyncio.create_task(self._watch_forever(agent_memory))
         try:
-            yield self
+            async with tasks.running(self._watch_forever(agent_memory)):
+                yield self
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
             self._unsubscribed()
 
     async def _watch_forever(self, agent_memory: memory_grpc.AgentMemoryServiceStub) -> None:

@@ -33,6 +33,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from libs import tasks
 from libs.errors import Unavailable
 from services.journal.journal import Journal, ShardOpener
 from services.journal.lease import ShardLease
@@ -83,9 +84,7 @@ class ShardOwnership:
         if task.done():
             task.result()
             return True
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await tasks.cancelled(task)
         return False
 
     async def _hold(self) -> bool:
@@ -125,9 +124,7 @@ class ShardOwnership:
                 shard.stop(lease_lost(self.index))
             shard.begin_shutdown()
             await shard.close()
-        renewing.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await renewing
+        await tasks.cancelled(renewing)
         if self._stopping.is_set() or failed:
             await self._lease.release()
         logger.info("shard %d: this process is a standby for it now", self.index)

@@ -52,14 +52,13 @@ from services.search import tenancy
 from services.search import terms as analyzer
 from services.search.cells import Cells, slug
 from services.search.clickhouse import ClickHouse
-from services.search.keyword import Ranked
+from services.search.keyword import MAX_CACHED_SCOPES, Ranked
 from services.search.lag import JournalSequences, ShardLag, shard_lags
 from services.search.projector import ClickHouseCursors, projected_role
 from services.search.schema import VECTOR_COLUMNS
 
 CANDIDATES = 200  # re-ranked exactly after the Hamming stage
 CELL_SIZES_TTL_SECONDS = 60.0  # sizes only steer how many cells are probed
-MAX_CACHED_SCOPES = 10_000
 EXACT_UP_TO = 64 * CANDIDATES  # the rows the re-ranking stage reads at most
 MAX_EMBEDDED_CHARS = 2000  # about bge's 512 tokens; spares an endpoint very long inputs
 QUERY_TIMEOUT_SECONDS = 2.0  # a slow embedder must not hold a search: BM25 answers alone

@@ -165,25 +165,20 @@ class Searcher:
         return (fusion.reciprocal_rank(legs, self.rrf_k, prior if self.length_prior else None),
                 False, keyword.shown)
 
-    async def _shown(self, params: dict[str, Any], keys: Sequence[Key],
-                     shown: dict[Key, dict]) -> dict[Key, dict]:
-        """What ``keys`` show: the rows the ranking read, and one fetch of the others
-        by their exact (thread, offset) pairs, which the primary key prunes by
-        (replayed rows collapse here)."""
-        missing = [key for key in dict.fromkeys(keys) if key not in shown]
-        if not missing:
-            return shown
-        fetched = await self._clickhouse.query(
-            "SELECT thread_id, message_id, offset, role, content, created_at_ms, length"
-            f" FROM {self._database}.messages WHERE {tenancy.condition(False)}"
-            " AND (thread_id, offset) IN {keys:Array(Tuple(String, UInt64))}",
-            {**params, "keys": sorted(missing)})
-        return shown | {(m["thread_id"], int(m["offset"])): m for m in fetched}
-
     async def _hits(self, params: dict[str, Any], ranking: list[tuple[Key, float]],
                     wanted: list[str], shown: dict[Key, dict]) -> list[Hit]:
-        """What each ranked message shows, in rank order."""
-        messages = await self._shown(params, [key for key, _ in ranking], shown)
+        """What each ranked message shows, in rank order: the rows the ranking read, and
+        one fetch of the others by their exact (thread, offset) pairs, which the primary
+        key prunes by (replayed rows collapse here)."""
+        missing = [key for key, _ in ranking if key not in shown]
+        messages = shown
+        if missing:
+            fetched = await self._clickhouse.query(
+                "SELECT thread_id, message_id, offset, role, content, created_at_ms"
+                f" FROM {self._database}.messages WHERE {tenancy.condition(False)}"
+                " AND (thread_id, offset) IN {keys:Array(Tuple(String, UInt64))}",
+                {**params, "keys": sorted(missing)})
+            messages = shown | {(m["thread_id"], int(m["offset"])): m for m in fetched}
         hits = []
         for key, score in ranking:
             message = messages.get(key)

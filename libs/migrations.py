@@ -2,8 +2,11 @@
 
 Each service keeps its migrations as ``NNNN_name.sql`` files in a directory.
 ``apply`` runs the ones not yet recorded in ``schema_migrations`` in order,
-each in its own transaction, under an advisory lock so that several replicas
-starting at once apply each migration exactly once.
+each in its own transaction, under one advisory lock shared by every service:
+several replicas (or several services on one database) starting at once then
+apply each migration exactly once, and never race on creating
+``schema_migrations`` itself (``CREATE TABLE IF NOT EXISTS`` is not safe
+against a concurrent create in PostgreSQL).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import asyncpg
 logger = logging.getLogger(__name__)
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_LOCK = zlib.crc32(b"agentmemory:migrations")
 
 
 @dataclass(frozen=True)
@@ -45,14 +49,13 @@ async def apply(pool: asyncpg.Pool, service: str, directory: Path) -> list[int]:
     """Apply pending migrations; returns the versions applied now."""
     applied_now = []
     async with pool.acquire() as connection:
-        await connection.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " service text NOT NULL, version integer NOT NULL, name text NOT NULL,"
-            " applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (service, version))"
-        )
-        lock = zlib.crc32(f"migrations:{service}".encode())
-        await connection.execute("SELECT pg_advisory_lock($1)", lock)
+        await connection.execute("SELECT pg_advisory_lock($1)", _LOCK)
         try:
+            await connection.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " service text NOT NULL, version integer NOT NULL, name text NOT NULL,"
+                " applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (service, version))"
+            )
             done = {r["version"] for r in await connection.fetch(
                 "SELECT version FROM schema_migrations WHERE service = $1", service)}
             for migration in load(directory):
@@ -67,5 +70,5 @@ async def apply(pool: asyncpg.Pool, service: str, directory: Path) -> list[int]:
                 logger.info("%s: applied migration %04d_%s", service, migration.version, migration.name)
                 applied_now.append(migration.version)
         finally:
-            await connection.execute("SELECT pg_advisory_unlock($1)", lock)
+            await connection.execute("SELECT pg_advisory_unlock($1)", _LOCK)
     return applied_now

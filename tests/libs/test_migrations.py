@@ -14,11 +14,11 @@ from tests.support.postgres import fresh_database
 
 async def test_replicas_of_two_services_starting_at_once_apply_each_migration_once(postgres):
     dsn = await fresh_database(postgres)
-    pools = [await asyncpg.create_pool(dsn, min_size=1, max_size=1) for _ in range(6)]
+    services = [("agent_memory", AGENT_MEMORY), ("gateway", GATEWAY)] * 3
+    pools = [await asyncpg.create_pool(dsn, min_size=1, max_size=1) for _ in services]
     try:
         starts = [migrations.apply(pool, service, directory)
-                  for pool, (service, directory) in zip(
-                      pools, [("agent_memory", AGENT_MEMORY), ("gateway", GATEWAY)] * 3)]
+                  for pool, (service, directory) in zip(pools, services, strict=True)]
         applied = await asyncio.gather(*starts)
         rows = await pools[0].fetch("SELECT service, version FROM schema_migrations")
     finally:

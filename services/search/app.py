@@ -84,10 +84,12 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         index = await _dense_index(config, clickhouse, stack)
         await schema.create(clickhouse, database, index.table if index is not None else None)
         sequences = JournalSequences(journal)
-        searcher = Searcher(clickhouse, database, model, index, config.hot_scopes.messages)
+        searcher = Searcher(clickhouse, database, model, index, config.hot_scopes.messages,
+                            config.hot_scopes.vector_messages)
+        stack.push_async_callback(searcher.close)
         projector = Projector(journal, clickhouse, database, sequences, searcher.forget)
         dense = (DenseProjector(journal, clickhouse, database, index, sequences,
-                                config.dense.embed_batch, searcher.forget)
+                                config.dense.embed_batch, searcher.embedded)
                  if index is not None else None)
         servicer = SearchServicer(searcher, journal, projector, dense, clickhouse.name)
         server = GrpcServer(config.server, [ServiceBinding(

@@ -111,12 +111,15 @@ class ChdbClickHouse:
         result = self._connect().query(bind(sql, params), fmt)
         return result.bytes().decode() if result is not None else ""
 
+    def _rows(self, sql: str, params: dict[str, Any] | None) -> list[dict]:
+        # Parsed on the worker thread: a large result does not hold the event loop alone.
+        return [json.loads(line) for line in self._run(sql, params).splitlines() if line]
+
     async def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
         await self._thread.run(self._run, sql, params)
 
     async def query(self, sql: str, params: dict[str, Any] | None = None) -> list[dict]:
-        text = await self._thread.run(self._run, sql, params)
-        return [json.loads(line) for line in text.splitlines() if line]
+        return await self._thread.run(self._rows, sql, params)
 
     async def insert(self, table: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
         if not rows:

@@ -223,8 +223,9 @@ class DenseProjector:
 
     def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str,
                  index: DenseIndex, journal_sequences: JournalSequences, batch: int,
-                 written: Callable[[str, str], None] = lambda account, agent: None) -> None:
-        self._written = written  # told each account and agent written to (hot scopes)
+                 embedded: Callable[[str, str, Sequence[tuple]], None] = lambda *_: None,
+                 ) -> None:
+        self._embedded = embedded  # told the rows written to each account and agent
         self._clickhouse = clickhouse
         self._table = f"{database}.{index.table}"
         self._index = index
@@ -249,8 +250,11 @@ class DenseProjector:
                          len(analyzer.terms(event.message.content)), sketch(vector), values,
                          scale, event.sequence))
         await self._clickhouse.insert(self._table, VECTOR_COLUMNS, rows)
-        for account, agent in {(row[0], row[1]) for row in rows}:
-            self._written(account, agent)
+        agents: dict[tuple[str, str], list[tuple]] = {}
+        for row in rows:
+            agents.setdefault((row[0], row[1]), []).append(row)
+        for (account, agent), written in agents.items():
+            self._embedded(account, agent, written)
         self.embedded_rows += len(wanted)
 
     def lag(self) -> list[ShardLag]:

@@ -42,6 +42,7 @@ from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
 from services.search.dense import DenseIndex
 from services.search.hot_scopes import HotScopes
+from services.search.hot_vectors import HotVectors
 from services.search.keyword import Key, KeywordLeg, Ranking, ScopeSizes
 
 logger = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ class ThreadSummary:
 class Searcher:
     def __init__(self, clickhouse: ClickHouse, database: str, model: ChatModel | None,
                  dense: DenseIndex | None = None,
-                 hot_scope_messages: int = 0) -> None:
+                 hot_scope_messages: int = 0, hot_vector_messages: int = 0) -> None:
         self._clickhouse = clickhouse
         self._database = database
         self._model = model
@@ -100,6 +101,8 @@ class Searcher:
         self.hot_scopes = HotScopes(clickhouse, database,
                                     dense.table if dense is not None else None,
                                     hot_scope_messages)
+        self.hot_vectors = HotVectors(clickhouse, database, dense, hot_vector_messages) \
+            if dense is not None else None
         self.dense = dense
         self.fusion_depth = FUSION_DEPTH
         self.rrf_k = fusion.K
@@ -142,6 +145,11 @@ class Searcher:
         keyword_ranked = hot.keyword_ranked if hot is not None else self.keyword.ranked
         dense_ranked = hot.dense_ranked if hot is not None else \
             self.dense.ranked if self.dense is not None else None
+        if hot is None and hybrid and not exact and self.hot_vectors is not None:
+            # A large scope: its agent's vectors, once held here, rank the dense leg.
+            vectors = self.hot_vectors.get(params, size)
+            if vectors is not None:
+                dense_ranked = vectors.dense_ranked
         keyword: Ranking = await keyword_ranked(params, size, analyzer.term_ids(wanted),
                                                 current, depth)
         bm25 = [(r.key, r.score) for r in keyword.ranked]
@@ -202,12 +210,26 @@ class Searcher:
                     f" WHERE {tenancy.condition(True)}", tenancy.parameters(principal, thread_id))
         finally:
             self.forget(principal.account_id, principal.agent_id)
+            if self.hot_vectors is not None:
+                self.hot_vectors.forget(principal.account_id, principal.agent_id)
 
     def forget(self, account: str, agent: str) -> None:
         """What this process wrote to ``account``/``agent`` (its projections, a purge)
         outdates there: the cached scope sizes and hot scopes."""
         self.sizes.forget(account, agent)
         self.hot_scopes.forget(account, agent)
+
+    def embedded(self, account: str, agent: str, rows: Sequence[tuple]) -> None:
+        """The dense projector of this process wrote ``rows`` (``VECTOR_COLUMNS``) to
+        ``account``/``agent``: forgotten as any write, and added to its hot vectors."""
+        self.forget(account, agent)
+        if self.hot_vectors is not None:
+            self.hot_vectors.embedded(account, agent, rows)
+
+    async def close(self) -> None:
+        """Stops the hot vectors' loads and checks under way."""
+        if self.hot_vectors is not None:
+            await self.hot_vectors.close()
 
     async def summarize(self, query: str, hits: Sequence[Hit]) -> list[ThreadSummary]:
         """One summary per matching thread, in the order threads first appear in the hits."""

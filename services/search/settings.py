@@ -83,10 +83,16 @@ class HotScopeSettings:
         "HOT_SCOPE_MESSAGES", 50_000,
         "Messages of hot small scopes kept in memory to search without ClickHouse (about"
         " 3 KB each); 0 turns the cache off.")
+    vector_messages: int = setting(
+        "HOT_VECTOR_MESSAGES", 200_000,
+        "Embeddings of the agents of hot large scopes kept in memory to rank the dense leg"
+        " without ClickHouse (about 560 bytes each); 0 turns the cache off.")
 
     def __post_init__(self) -> None:
         if self.messages < 0:
             raise ValueError(f"{PREFIX}HOT_SCOPE_MESSAGES must not be negative")
+        if self.vector_messages < 0:
+            raise ValueError(f"{PREFIX}HOT_VECTOR_MESSAGES must not be negative")
 
 
 @dataclass(frozen=True)

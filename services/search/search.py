@@ -12,9 +12,12 @@ what the hits show (a small scope's ranking reads them; the scope's size is
 cached, see ``keyword``); a hybrid one adds the dense statement, and embeds the
 query while ClickHouse ranks by keywords. Each leg names its messages' lengths
 (the fusion's length prior), and only the hits the ranking has not read
-already are fetched, in one statement. A small scope searched lately is kept in process (``hot_scopes``):
-both legs then rank there, with the same order, and the search runs no ranking
-or fetch statement.
+already are fetched, in one statement. A small scope searched lately is kept
+in process (``hot_scopes``): both legs then rank there, with the same order,
+and the search runs no ranking or fetch statement. A large scope searched
+lately has its agent's vectors loaded in process (``hot_vectors``): the dense
+leg then ranks there, with the same order, and ClickHouse runs the keyword
+statement and the fetch.
 When the embedder fails (or hybrid is asked of a service that does not embed),
 BM25 answers alone and the result says so (``fallback``): search never fails
 because of the dense leg. A query made only of stop words matches nothing in

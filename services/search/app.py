@@ -87,7 +87,7 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         searcher = Searcher(clickhouse, database, model, index, config.hot_scopes.messages,
                             config.hot_scopes.vector_messages)
         stack.push_async_callback(searcher.close)
-        projector = Projector(journal, clickhouse, database, sequences, searcher.forget)
+        projector = Projector(journal, clickhouse, database, sequences, searcher.projected)
         dense = (DenseProjector(journal, clickhouse, database, index, sequences,
                                 config.dense.embed_batch, searcher.embedded)
                  if index is not None else None)

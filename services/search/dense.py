@@ -250,10 +250,7 @@ class DenseProjector:
                          len(analyzer.terms(event.message.content)), sketch(vector), values,
                          scale, event.sequence))
         await self._clickhouse.insert(self._table, VECTOR_COLUMNS, rows)
-        agents: dict[tuple[str, str], list[tuple]] = {}
-        for row in rows:
-            agents.setdefault((row[0], row[1]), []).append(row)
-        for (account, agent), written in agents.items():
+        for (account, agent), written in tenancy.by_agent(rows).items():
             self._embedded(account, agent, written)
         self.embedded_rows += len(wanted)
 

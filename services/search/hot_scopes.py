@@ -5,32 +5,35 @@ Every ClickHouse statement costs milliseconds of planning whatever its data
 (at most ``SMALL_SCOPE_TERMS`` terms, the keyword leg's own criterion) a
 hybrid search was three of them: the keyword read, the dense ranking and the
 fetch of the dense leg's hits. So a hot small scope, one searched again within
-``SIZE_TTL_SECONDS`` with no write to it since, is loaded whole: its messages
-(what hits show, with their terms) and, when the service embeds, its
-embeddings (int8 values and scale, read as hex), after a checksum of both (see
-below). A load costs several searches (about 40 ms for 1,000 messages), hence
-the wait for a second search: a scope searched now and then, or written
-between searches, keeps the ClickHouse paths and costs what it did. Searches
-in a loaded scope rank here: BM25 from the cached terms
-(``keyword.ranked_by_bm25``, the formula the other paths use, with ``N`` and
-``avgdl`` from :class:`~services.search.keyword.ScopeSizes` as ever), the
-dense leg by numpy with the SQL's arithmetic (int8 x float32 products summed
-in float64 in dimension order, times the scale) and its order (similarity
-descending, then thread and offset), and hits come from the cached rows. The
-results are those of the ClickHouse paths: the same order, and the same
-floats (to about 1e-12 where the engine sums the dense product natively).
+``SIZE_TTL_SECONDS``, is loaded whole: its messages (what hits show, with
+their terms) and, when the service embeds, its embeddings (int8 values and
+scale, read as hex). A load costs several searches (about 40 ms for 1,000
+messages), hence the wait for a second search: a scope searched now and then
+keeps the ClickHouse paths and costs what it did. Searches in a loaded scope
+rank here: BM25 from the cached terms (``keyword.ranked_by_bm25``, the
+formula the other paths use, with ``N`` and ``avgdl`` from
+:class:`~services.search.keyword.ScopeSizes` as ever), the dense leg by numpy
+with the SQL's arithmetic (int8 x float32 products summed in float64 in
+dimension order, times the scale) and its order (similarity descending, then
+thread and offset), and hits come from the cached rows. The results are those
+of the ClickHouse paths: the same order, and the same floats (to about 1e-12
+where the engine sums the dense product natively).
 
-Freshness is that of :class:`ScopeSizes`: this process's projections (keyword
-and dense) and purges forget the scopes (and that they were searched) of the
-account and agent they write to, and a load that such a write overtakes is
-used once and not kept. After ``SIZE_TTL_SECONDS`` (the bound already accepted
-for another process's writes) a scope is checked before it serves again: one
-statement (about 4 ms) compares the count and a checksum of the keys of its
-rows with those read before the load, and a scope that changed is loaded
-again. Expired scopes are dropped as others are loaded, and memory is capped
-by the messages kept (``SEARCH_HOT_SCOPE_MESSAGES``, about 3 KB a message of
-150 characters), the least recently searched scopes going first; a scope
-larger than the cap is never loaded.
+Freshness: this process's projections write through. The rows its keyword
+and dense projectors write join the loaded scopes whose condition they meet
+(owner '' or the scope's user; its thread, for one thread), once each, and
+the loads under way when the load ends, so an agent that writes a turn and
+searches again stays hot (its scope sizes alone are read afresh, one
+statement). A purge drops the account and agent's scopes, and a load it
+overtakes is used once and not kept. Another process's writes: after
+``SIZE_TTL_SECONDS`` (the bound already accepted for them) a scope is checked
+before it serves again: one statement (about 4 ms) compares, per table, the
+count and sum of journal sequences of its rows (FINAL: one row a message)
+with those held, and a scope that differs is loaded again. Expired scopes are
+dropped as others are loaded, and memory is capped by the messages kept
+(``SEARCH_HOT_SCOPE_MESSAGES``, about 3 KB a message of 150 characters), the
+least recently searched scopes going first; a scope larger than the cap is
+never loaded.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import asyncio
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,40 +58,77 @@ from services.search.keyword import (
     ScopeSize,
     ranked_by_bm25,
 )
+from services.search.schema import MESSAGE_COLUMNS, VECTOR_COLUMNS
+
+SHOWN = ("message_id", "role", "content", "created_at_ms", "length")  # a hit's row, and length
 
 
 @dataclass
 class HotScope:
     """One scope's messages and embeddings, ranked in process."""
 
-    rows: dict[Key, dict]  # what hits show (and length), as the keyword read returns it
-    frequencies: dict[Key, Counter]  # each message's terms, in order of first occurrence
-    holders: dict[int, list[Key]]  # term -> the messages holding it
-    vector_keys: list[Key]  # sorted by (thread, offset): the dense order's tie-break
-    vector_lengths: list[int]  # each embedded message's terms (the fusion's length prior)
-    embeddings: np.ndarray  # int8, one column per message (dimensions x messages)
-    scales: np.ndarray  # float64, one per message
-    fingerprint: tuple = ()  # what HotScopes._fingerprint read just before the rows
+    user: str  # the scope's caller ('' for none): owner '' or this user
+    thread: str | None  # the scope's thread, or None for every thread
+    rows: dict[Key, dict] = field(default_factory=dict)  # what hits show, and length
+    frequencies: dict[Key, Counter] = field(default_factory=dict)  # terms, first seen first
+    holders: dict[int, list[Key]] = field(default_factory=dict)  # term -> messages holding it
+    vector_keys: list[Key] = field(default_factory=list)  # sorted: the dense order's tie-break
+    vector_lengths: list[int] = field(default_factory=list)  # terms (the length prior)
+    embeddings: np.ndarray = field(  # int8, one column per message (dimensions x messages)
+        default_factory=lambda: np.zeros((0, 0), dtype=np.int8))
+    scales: np.ndarray = field(default_factory=lambda: np.zeros(0))  # float64, one a message
+    # Per table, the rows held and the sum of their journal sequences: what the check
+    # compares with ClickHouse (FINAL keeps one row a message, with its sequence).
+    sums: dict[str, list[int]] = field(
+        default_factory=lambda: {"messages": [0, 0], "vectors": [0, 0]})
     expires: float = 0.0
 
-    @classmethod
-    def of(cls, messages: list[dict], vectors: list[dict]) -> HotScope:
-        """From the rows the two statements read (the message rows are taken over)."""
-        rows, frequencies, holders = {}, {}, {}
-        for row in messages:
-            key = (row["thread_id"], int(row["offset"]))
-            frequencies[key] = frequency = Counter(map(int, row.pop("terms")))
-            rows[key] = row
+    def holds(self, owner: str, thread: str) -> bool:
+        """Whether a row of ``owner``'s ``thread`` (of this account and agent) is in scope,
+        the condition ``tenancy`` writes into SQL."""
+        return (owner == "" or owner == self.user) and self.thread in (None, thread)
+
+    def add_messages(self, messages: Sequence[dict]) -> int:
+        """Message rows (``thread_id``, ``offset``, what hits show, ``terms``, ``length``,
+        ``sequence``) not held yet; returns how many were added."""
+        added = 0
+        for message in messages:
+            key = (message["thread_id"], int(message["offset"]))
+            if key in self.rows:
+                continue  # a replayed row is the same message
+            self.frequencies[key] = frequency = Counter(map(int, message["terms"]))
             for term in frequency:
-                holders.setdefault(term, []).append(key)
-        vectors = sorted(vectors, key=lambda v: (v["thread_id"], int(v["offset"])))
-        embeddings = np.array([np.frombuffer(bytes.fromhex(v["embedding"]), dtype=np.int8)
-                               for v in vectors] or np.zeros((0, 0)), dtype=np.int8)
-        return cls(rows, frequencies, holders,
-                   [(v["thread_id"], int(v["offset"])) for v in vectors],
-                   [int(v["length"]) for v in vectors],
-                   np.ascontiguousarray(embeddings.T),
-                   np.array([np.float32(v["scale"]) for v in vectors], dtype=np.float64))
+                self.holders.setdefault(term, []).append(key)
+            self.rows[key] = {name: message[name] for name in SHOWN}
+            self.sums["messages"][0] += 1
+            self.sums["messages"][1] += int(message["sequence"])
+            added += 1
+        return added
+
+    def add_vectors(self, vectors: Sequence[dict]) -> None:
+        """Vector rows (``thread_id``, ``offset``, ``length``, ``scale``, ``sequence``, and
+        ``embedding`` as int8 values) not held yet, kept in (thread, offset) order."""
+        held = set(self.vector_keys)
+        fresh = {}
+        for vector in vectors:
+            key = (vector["thread_id"], int(vector["offset"]))
+            if key not in held and key not in fresh:
+                fresh[key] = vector
+        if not fresh:
+            return
+        keys = self.vector_keys + list(fresh)
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        columns = np.array([v["embedding"] for v in fresh.values()], dtype=np.int8).T
+        embeddings = columns if not self.vector_keys else \
+            np.concatenate([self.embeddings, columns], axis=1)
+        self.embeddings = np.ascontiguousarray(embeddings[:, order])
+        self.scales = np.concatenate([self.scales, np.array(
+            [np.float32(v["scale"]) for v in fresh.values()], dtype=np.float64)])[order]
+        lengths = self.vector_lengths + [int(v["length"]) for v in fresh.values()]
+        self.vector_keys = [keys[i] for i in order]
+        self.vector_lengths = [lengths[i] for i in order]
+        self.sums["vectors"][0] += len(fresh)
+        self.sums["vectors"][1] += sum(int(v["sequence"]) for v in fresh.values())
 
     @property
     def messages(self) -> int:
@@ -120,7 +160,10 @@ class HotScope:
 @dataclass
 class _Load:
     task: asyncio.Task
-    stale: bool = False  # a write to the scope's account and agent overtook it
+    # Rows this process wrote to the scope's account and agent meanwhile, added when the
+    # load ends (the load may or may not have read them: a row is added once).
+    added: list[tuple[str, list[tuple]]] = field(default_factory=list)
+    stale: bool = False  # a purge overtook it: used by its searches, not kept
 
 
 class HotScopes:
@@ -144,7 +187,7 @@ class HotScopes:
         """The scope of ``params`` (checked first if cached longer than the TTL), loaded
         if need be; None (search in ClickHouse) when the cache is off, the scope is
         larger than it, or the scope is neither cached nor hot: not searched in the
-        last SIZE_TTL_SECONDS with no write since."""
+        last SIZE_TTL_SECONDS."""
         if size.messages > self.max_messages:
             return None
         key, now = tenancy.scope_key(params), self._clock()
@@ -154,8 +197,10 @@ class HotScopes:
         self._searched[key] = now
         scope = self._scopes.get(key)
         if scope is not None and scope.expires <= now:  # still what ClickHouse holds?
-            if await self._fingerprint(params, current_thread) == scope.fingerprint \
-                    and self._scopes.get(key) is scope:  # and not forgotten meanwhile
+            held = {part: tuple(counted) for part, counted in scope.sums.items()}
+            stored = await self._fingerprint(params, current_thread)
+            if all(held[part] == value for part, value in stored.items()) \
+                    and self._scopes.get(key) is scope:  # and not dropped meanwhile
                 scope.expires = self._clock() + SIZE_TTL_SECONDS
             else:
                 if self._scopes.get(key) is scope:
@@ -174,34 +219,35 @@ class HotScopes:
         # Shielded: a caller that gives up does not cancel the load others wait for.
         return await asyncio.shield(load.task)
 
-    async def _fingerprint(self, params: dict[str, Any], current_thread: bool) -> tuple:
-        """The scope's messages and embeddings as a count and a sum of their keys' hashes:
-        rows are never changed in place (a key's row is always the same message), so
-        this changes with any row added or removed."""
+    async def _fingerprint(self, params: dict[str, Any],
+                           current_thread: bool) -> dict[str, tuple[int, int]]:
+        """Per table, the scope's rows and the sum of their journal sequences (FINAL: one
+        row a message): a row added or removed changes it."""
         scope = tenancy.condition(current_thread)
-        parts = [f"SELECT 'messages' AS part, count() AS n, sum(cityHash64(thread_id, offset))"
-                 f" AS h FROM {self._database}.messages FINAL WHERE {scope}"]
+        parts = [f"SELECT 'messages' AS part, count() AS n, sum(sequence) AS s"
+                 f" FROM {self._database}.messages FINAL WHERE {scope}"]
         if self._vectors is not None:
-            parts.append("SELECT 'vectors' AS part, count() AS n, sum(cityHash64(thread_id,"
-                         f" offset)) AS h FROM {self._database}.{self._vectors} FINAL"
-                         f" WHERE {scope}")
+            parts.append("SELECT 'vectors' AS part, count() AS n, sum(sequence) AS s"
+                         f" FROM {self._database}.{self._vectors} FINAL WHERE {scope}")
         rows = await self._clickhouse.query(" UNION ALL ".join(parts), params)
-        return tuple(sorted((r["part"], int(r["n"]), int(r["h"])) for r in rows))
+        return {r["part"]: (int(r["n"]), int(r["s"])) for r in rows}
 
     async def _load(self, params: dict[str, Any], current_thread: bool) -> HotScope:
         self.loads += 1
-        fingerprint = await self._fingerprint(params, current_thread)  # first: never newer
         scope = tenancy.condition(current_thread)
-        messages = await self._clickhouse.query(
-            "SELECT thread_id, offset, message_id, role, content, created_at_ms, terms, length"
-            f" FROM {self._database}.messages FINAL WHERE {scope}", params)
-        vectors = await self._clickhouse.query(  # hex: a fraction of the text of numbers
-            "SELECT thread_id, offset, length, scale,"
-            " arrayStringConcat(arrayMap(x -> hex(toUInt8(x)), embedding)) AS embedding"
-            f" FROM {self._database}.{self._vectors} FINAL WHERE {scope}",
-            params) if self._vectors is not None else []
-        hot = HotScope.of(messages, vectors)
-        hot.fingerprint = fingerprint
+        hot = HotScope(params["user"], params.get("thread"))
+        hot.add_messages(await self._clickhouse.query(
+            "SELECT thread_id, offset, message_id, role, content, created_at_ms, terms, length,"
+            f" sequence FROM {self._database}.messages FINAL WHERE {scope}", params))
+        if self._vectors is not None:
+            vectors = await self._clickhouse.query(  # hex: a fraction of the text of numbers
+                "SELECT thread_id, offset, length, scale, sequence,"
+                " arrayStringConcat(arrayMap(x -> hex(toUInt8(x)), embedding)) AS embedding"
+                f" FROM {self._database}.{self._vectors} FINAL WHERE {scope}", params)
+            for vector in vectors:
+                vector["embedding"] = np.frombuffer(bytes.fromhex(vector["embedding"]),
+                                                    dtype=np.int8)
+            hot.add_vectors(vectors)
         return hot
 
     def _loaded(self, key: tuple, load: _Load) -> None:
@@ -210,6 +256,8 @@ class HotScopes:
         if load.stale or load.task.cancelled() or load.task.exception() is not None:
             return
         scope = load.task.result()
+        for table, rows in load.added:
+            self._add(scope, table, rows)
         if scope.messages > self.max_messages:
             return
         now = self._clock()
@@ -227,9 +275,34 @@ class HotScopes:
         if scope is not None:
             self.cached_messages -= scope.messages
 
+    @staticmethod
+    def _add(scope: HotScope, table: str, rows: list[tuple]) -> int:
+        """Rows of ``table`` (``MESSAGE_COLUMNS`` or ``VECTOR_COLUMNS``) in ``scope``'s
+        condition added to it; returns the messages added."""
+        columns = MESSAGE_COLUMNS if table == "messages" else VECTOR_COLUMNS
+        named = [dict(zip(columns, row, strict=True)) for row in rows]
+        mine = [r for r in named if scope.holds(r["owner_user_id"], r["thread_id"])]
+        if table == "messages":
+            return scope.add_messages(mine)
+        scope.add_vectors(mine)
+        return 0
+
+    def written(self, account: str, agent: str, table: str, rows: list[tuple]) -> None:
+        """Rows this process projected into ``table`` ("messages" or "vectors") for
+        ``account``/``agent``: added to its hot scopes (and to their loads under way),
+        so that they stay hot; the cap may then evict the least recent."""
+        for key, scope in list(self._scopes.items()):
+            if key[:2] == (account, agent):
+                self.cached_messages += self._add(scope, table, rows)
+        for key, load in self._loads.items():
+            if key[:2] == (account, agent):
+                load.added.append((table, rows))
+        while self._scopes and self.cached_messages > self.max_messages:
+            self._drop(next(iter(self._scopes)))
+
     def forget(self, account: str, agent: str) -> None:
-        """After a write to ``account``/``agent`` in this process: its scopes are loaded
-        afresh, and a load under way is used by its searches but not kept."""
+        """After a purge in ``account``/``agent``: its scopes are loaded afresh, and a load
+        under way is used by its searches but not kept."""
         for key in [k for k in self._scopes if k[:2] == (account, agent)]:
             self._drop(key)
         for key in [k for k in self._searched if k[:2] == (account, agent)]:

@@ -19,6 +19,7 @@ from agentmemory.common.v1 import message_pb2
 
 from libs.feed import FeedFollower
 from libs.journal_client import JournalReader
+from services.search import tenancy
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
 from services.search.lag import JournalSequences, ShardLag, shard_lags
@@ -107,9 +108,10 @@ class ThreadTotals:
 class Projector:
     def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str,
                  journal_sequences: JournalSequences,
-                 written: Callable[[str, str], None] | None = None) -> None:
+                 projected: Callable[[str, str, Sequence[tuple]], None] = lambda *_: None,
+                 ) -> None:
         self._clickhouse = clickhouse
-        self._written = written  # told each account and agent written to
+        self._projected = projected  # told the message rows written to each account and agent
         self._table = f"{database}.messages"
         self._postings = f"{database}.postings"
         self._threads = ThreadTotals(clickhouse, database)
@@ -129,9 +131,8 @@ class Projector:
         await self._threads.add(messages)
         await self._clickhouse.insert(self._table, MESSAGE_COLUMNS, messages)
         self.projected_rows += len(projected)
-        if self._written is not None:
-            for account, agent in {(m[0], m[1]) for m in messages}:
-                self._written(account, agent)
+        for (account, agent), written in tenancy.by_agent(messages).items():
+            self._projected(account, agent, written)
 
     def lag(self) -> list[ShardLag]:
         return shard_lags(self.follower.positions, self._journal_sequences.sequences)

@@ -213,19 +213,26 @@ class Searcher:
                     f" WHERE {tenancy.condition(True)}", tenancy.parameters(principal, thread_id))
         finally:
             self.forget(principal.account_id, principal.agent_id)
-            if self.hot_vectors is not None:
-                self.hot_vectors.forget(principal.account_id, principal.agent_id)
 
     def forget(self, account: str, agent: str) -> None:
-        """What this process wrote to ``account``/``agent`` (its projections, a purge)
-        outdates there: the cached scope sizes and hot scopes."""
+        """After a purge in ``account``/``agent``: what this process holds of it (scope
+        sizes, hot scopes, hot vectors) is read afresh."""
         self.sizes.forget(account, agent)
         self.hot_scopes.forget(account, agent)
+        if self.hot_vectors is not None:
+            self.hot_vectors.forget(account, agent)
+
+    def projected(self, account: str, agent: str, rows: Sequence[tuple]) -> None:
+        """The keyword projector of this process wrote message ``rows``
+        (``MESSAGE_COLUMNS``) to ``account``/``agent``: the scope sizes there are read
+        afresh, and the rows join the hot scopes they belong to."""
+        self.sizes.forget(account, agent)
+        self.hot_scopes.written(account, agent, "messages", list(rows))
 
     def embedded(self, account: str, agent: str, rows: Sequence[tuple]) -> None:
         """The dense projector of this process wrote ``rows`` (``VECTOR_COLUMNS``) to
-        ``account``/``agent``: forgotten as any write, and added to its hot vectors."""
-        self.forget(account, agent)
+        ``account``/``agent``: they join its hot scopes and hot vectors."""
+        self.hot_scopes.written(account, agent, "vectors", list(rows))
         if self.hot_vectors is not None:
             self.hot_vectors.embedded(account, agent, rows)
 

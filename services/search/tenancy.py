@@ -8,6 +8,7 @@ conditions, so nothing of another tenant is read, ranked or counted.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from libs.identity import Principal
@@ -32,3 +33,11 @@ def parameters(principal: Principal, thread_id: str | None = None) -> dict[str, 
 def scope_key(params: dict[str, Any]) -> tuple[str, str, str, str | None]:
     """What identifies a caller's scope in the caches of per-scope figures."""
     return params["account"], params["agent"], params["user"], params.get("thread")
+
+
+def by_agent(rows: Iterable[tuple]) -> dict[tuple[str, str], list[tuple]]:
+    """Rows that start with account and agent (as every table's do), grouped by them."""
+    agents: dict[tuple[str, str], list[tuple]] = {}
+    for row in rows:
+        agents.setdefault((row[0], row[1]), []).append(row)
+    return agents

@@ -87,24 +87,44 @@ async def test_hot_scopes_rank_exactly_as_clickhouse(search):
         assert len(in_process) == CORPUS_MESSAGES + 1
 
 
-async def test_a_projected_message_is_found_by_the_next_search(search):
+async def test_this_process_writes_through_to_its_hot_scopes(search):
     await load_corpus(search)
     frozen(search)
-    hot_scopes = search.service.searcher.hot_scopes
+    searcher = search.service.searcher
+    hot_scopes = searcher.hot_scopes
     for mode in (KEYWORD, HYBRID):
         assert "porto" not in {h[1] for h in (await found(search, "porto storm", mode))[0]}
-    loads = hot_scopes.loads
-    assert loads == 1 and hot_scopes.cached_messages == CORPUS_MESSAGES
+    assert hot_scopes.loads == 1 and hot_scopes.cached_messages == CORPUS_MESSAGES
     await search.journal.append("weekend", [message("porto", TARGET)])
-    await search.caught_up()  # both projections forgot the scope after writing
-    for _ in range(2):  # the first search after a write is ranked in ClickHouse, then loaded
-        assert (await found(search, "porto storm", KEYWORD))[0][0][1] == "porto"
-        # The dense leg too (a longer message can precede it after the length prior).
-        assert "porto" in [h[1] for h in (await found(search, PARAPHRASE, HYBRID))[0][:2]]
-    assert hot_scopes.loads == loads + 1 and hot_scopes.cached_messages == CORPUS_MESSAGES + 1
+    await search.caught_up()  # both projections added it to the scope
+    queries = [("porto storm", KEYWORD), (PARAPHRASE, HYBRID), ("invoice", HYBRID)]
+    statements = counting(search.service.clickhouse)
+    try:
+        hot = [await found(search, query, mode) for query, mode in queries]
+    finally:
+        del search.service.clickhouse.query
+    assert hot[0][0][0][1] == "porto"
+    # The dense leg too (a longer message can precede it after the length prior).
+    assert "porto" in [h[1] for h in hot[1][0][:2]]
+    assert hot_scopes.loads == 1 and hot_scopes.cached_messages == CORPUS_MESSAGES + 1
+    assert len(statements) == 1 and "threads" in statements[0]  # the scope's size, afresh
+    hot_scopes.max_messages = 0
+    assert [await found(search, query, mode) for query, mode in queries] == hot  # ClickHouse's
+
+    # The feed delivering the same rows again adds nothing.
+    hot_scopes.max_messages = 1000
+    database = search.service.projector._table.split(".")[0]
+    for table, method in (("messages", searcher.projected), (searcher.dense.table,
+                                                             searcher.embedded)):
+        rows = await search.service.clickhouse.query(
+            f"SELECT * FROM {database}.{table} WHERE thread_id = 'weekend'")
+        method("acme", "helper", [tuple(r.values()) for r in rows])
+    scope = next(iter(hot_scopes._scopes.values()))
+    assert scope.sums["messages"][0] == len(scope.vector_keys) == CORPUS_MESSAGES + 1
+    assert hot_scopes.cached_messages == CORPUS_MESSAGES + 1
 
 
-async def test_a_load_overtaken_by_a_write_is_not_kept(chdb_search):
+async def test_a_write_during_a_load_is_added_and_a_purge_drops_it(chdb_search):
     await chdb_search.journal.append("t", [message("a", "kiwi harvest")])
     await chdb_search.caught_up()
     searcher = chdb_search.service.searcher
@@ -113,13 +133,20 @@ async def test_a_load_overtaken_by_a_write_is_not_kept(chdb_search):
     assert await searcher.hot_scopes.get(params, False, size) is None  # searched once: cold
     loading = asyncio.ensure_future(searcher.hot_scopes.get(params, False, size))
     await asyncio.sleep(0)  # the load has started, its statements not yet answered
-    searcher.forget("acme", "helper")  # what the projector does after a write
+    searcher.projected("acme", "helper", [
+        ("acme", "helper", "t", "", "default", "b", 2, "user", "kiwi pie", 5, [7, 7], 2, 99)])
     scope = await loading
-    assert scope.messages == 1  # the searches that waited for it use it
+    assert scope.messages == 2 and searcher.hot_scopes.cached_messages == 2  # kept, with b
+    assert scope.sums["messages"][1] == 1 + 99  # the sequences of a and b
+    searcher.forget("acme", "helper")  # a purge
+    assert searcher.hot_scopes.cached_messages == 0
+    loading = asyncio.ensure_future(searcher.hot_scopes.get(params, False, size))
+    assert await loading is None  # forgotten: cold again
+    loading = asyncio.ensure_future(searcher.hot_scopes.get(params, False, size))
+    await asyncio.sleep(0)
+    searcher.forget("acme", "helper")  # a purge overtakes the load
+    assert (await loading).messages == 1  # the searches that waited for it use it
     assert searcher.hot_scopes.cached_messages == 0  # but it is not kept
-    for _ in range(2):
-        await searcher.hot_scopes.get(params, False, size)
-    assert searcher.hot_scopes.cached_messages == 1
 
 
 async def test_a_scope_searched_once_in_a_while_is_never_loaded(chdb_search):
@@ -208,7 +235,7 @@ async def test_another_process_write_is_seen_after_the_ttl_and_only_changes_relo
     try:  # nothing changed: one checksum statement, no load
         assert [h[1] for h in (await found(chdb_search, "kiwi", HYBRID))[0]] == ["a"]
         assert searcher.hot_scopes.loads == 1
-        assert sum("cityHash64" in s for s in statements) == 1
+        assert sum("sum(sequence)" in s for s in statements) == 1
     finally:
         del chdb_search.service.clickhouse.query
     # Another process projects a message (rows written behind this process's back).

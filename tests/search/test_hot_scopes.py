@@ -250,3 +250,33 @@ async def test_another_process_write_is_seen_after_the_ttl_and_only_changes_relo
     for _ in range(2):  # the changed scope is dropped, then loaded again
         assert {h[1] for h in (await found(chdb_search, "kiwi", KEYWORD))[0]} == {"a", "b"}
     assert searcher.hot_scopes.loads == 2 and searcher.hot_scopes.cached_messages == 2
+
+
+async def test_written_rows_join_only_the_scopes_they_belong_to(chdb_search):
+    await load_corpus(chdb_search)
+    alice, bob = principal(user="alice"), principal(user="bob")
+    await chdb_search.journal.append("secret", [message("w", "The team met on Monday")],
+                                     who=alice)
+    await chdb_search.caught_up()
+    frozen(chdb_search)
+    hot_scopes = chdb_search.service.searcher.hot_scopes
+    scopes = [(bob, {}), (alice, {}), (alice, {"scope": pb.SCOPE_CURRENT_THREAD,
+                                               "thread_id": "secret"}),
+              (alice, {"scope": pb.SCOPE_CURRENT_THREAD, "thread_id": "travel"})]
+    for who, scope in scopes:
+        for _ in range(2):
+            await found(chdb_search, "bluebird", KEYWORD, who=who, **scope)
+    assert hot_scopes.loads == len(scopes)
+    await chdb_search.journal.append("secret", [message("x", "The launch codename is Bluebird")],
+                                     who=alice)
+    await chdb_search.caught_up()
+    held = {(key[2], key[3]): ("secret", 2) in scope.rows and ("secret", 2) in
+            scope.vector_keys for key, scope in hot_scopes._scopes.items()}
+    assert held == {("bob", None): False, ("alice", None): True, ("alice", "secret"): True,
+                    ("alice", "travel"): False}
+    for who, scope in scopes:
+        for mode in (KEYWORD, HYBRID):
+            ids = {h[1] for h in (await found(chdb_search, "bluebird", mode, who=who, limit=50,
+                                              **scope))[0]}
+            assert ("x" in ids) == (who is alice and scope.get("thread_id") in (None, "secret"))
+    assert hot_scopes.loads == len(scopes)

@@ -25,8 +25,9 @@ the query's, then the best ``CANDIDATES`` by the exact dot product. The first
 stage reads 48 bytes a message (for 384 dimensions), the second a few hundred
 scattered embeddings (the sort's survivors, read after it: ClickHouse's lazy
 materialization); ClickHouse reads whole granules (64 rows here), so below
-``EXACT_UP_TO`` reading everything costs no more. The query stays in Float32;
-each message's product is its int8 values' times its scale.
+``EXACT_UP_TO`` reading everything costs no more. The query is bound as
+Float64 literals (``clickhouse.bind``); each message's product is its int8
+values' times its scale.
 ClickHouse 18.16 has neither ``bitCount`` nor ``dotProduct``: there the
 popcount is spelled out with shifts and masks and the dot product with
 ``arrayMap`` (``PORTABLE``); engines that have them use them (``NATIVE``,

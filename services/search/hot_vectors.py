@@ -17,24 +17,41 @@ the Float64 query summed in Float64, times the Float32 scale) and the same
 order. Similarities equal the engine's to about 1e-12 (the sums run in
 another order).
 
-A load reads the agent's rows by ranges of cells, one statement each, and
-builds the arrays on a worker thread, so that searches interleave with it.
-Measured at 100,000 messages: 1.4-1.9 s (1.6-1.8 s of CPU), the event loop held
-up to 40 ms at a time meanwhile, and 70-100 MB more resident memory (the
-arrays take 50 MB: int8 embedding, sketch, key; the first load of a process
-adds about 200 MB of chDB's own caches).
+A load reads the agent's rows page by page (a range of the table's key each,
+about 3 MB of embeddings) and builds the arrays on a worker thread, so that
+searches interleave with it; one load runs at a time. Measured at 100,000
+messages: 1.5-1.7 s (about 1.7 s of CPU), the event loop held up to 40 ms at a
+time meanwhile; the arrays take about 470 bytes a message at 384 dimensions,
+with a quarter more room for the writes that follow (70-100 MB more resident
+memory in all; the first load of a process adds about 200 MB of chDB's own
+caches).
 
 Freshness: the dense projector of this process adds what it embeds (written
 through: nothing is loaded again; rows embedded during a load are added when
 it ends, once each), and a purge drops the agent's vectors. Writes by another
-process: once ``SIZE_TTL_SECONDS`` have passed, a search starts a check (one
-statement: the count and sum of journal sequences of the agent's rows,
-against those held here) and vectors that differ are dropped and loaded again
-while the scope stays hot; that TTL bounds what another process's writes can
-leave unseen, as for the scope sizes. Memory is capped by the vectors kept
-(``SEARCH_HOT_VECTOR_MESSAGES``), the least recently searched agents going
-first; an agent with more is never loaded (and not counted again for
-``REFUSED_SECONDS``).
+process (a replica that does not follow the feed, or a purge there): at the
+first search ``SIZE_TTL_SECONDS`` or more after a load or check, a check starts
+in the background (one statement, about 15 ms at 100,000 messages: the count
+of the agent's messages and the sum of their journal sequences, against those
+held here; per message, not per row, see ``hot_scopes.per_message_sums``), and
+vectors that differ are dropped and loaded again while the scope stays hot.
+That TTL bounds what another process's writes can leave unseen, as for the
+scope sizes. A purge elsewhere can only leave a purged message ranked: its
+hit is not shown, as the fetch of what hits show reads ``messages``.
+
+Memory is capped by the messages held (``SEARCH_HOT_VECTOR_MESSAGES``). A
+load makes room by evicting the least recently searched agents, but never
+one searched within the TTL: an agent that does not fit beside those is not
+loaded (and not counted again for ``REFUSED_SECONDS``), so two busy agents
+never evict each other in turn. Writes past the cap evict the least recently
+searched. A load that fails is logged and tried again after
+``REFUSED_SECONDS``.
+
+The statement ranks a large scope's replayed rows before ClickHouse merges
+them as two candidates and probes cells by counts up to a minute old
+(``CellSizes``); in process each message is one candidate and the counts are
+the current ones, so the two can differ until merges and that minute pass
+(making the statement take one row a message would double its cost).
 """
 
 from __future__ import annotations
@@ -51,11 +68,12 @@ import numpy as np
 
 from services.search.clickhouse import ClickHouse
 from services.search.dense import DenseIndex, sketch
+from services.search.hot_scopes import per_message_sums
 from services.search.keyword import MAX_CACHED_SCOPES, SIZE_TTL_SECONDS, Ranked, ScopeSize
 
 logger = logging.getLogger(__name__)
 
-LOAD_CELLS = 8  # cells read by one load statement: searches run between them
+LOAD_BYTES = 3_000_000  # of int8 embeddings read by one load statement: searches run between
 REFUSED_SECONDS = 60.0  # an agent found above the cap is not counted again for this long
 _AGENT = "account_id = {account:String} AND agent_id = {agent:String}"
 
@@ -111,7 +129,8 @@ class AgentVectors:
         self._index = index
         self.count = 0
         self.sequences = 0  # the sum of the rows' journal sequences: with count, the check
-        self.expires = 0.0
+        self.expires = 0.0  # when to check against ClickHouse again
+        self.used = 0.0  # when last searched
         self.threads: list[str] = []
         self.owners: list[str] = [""]  # owner 0 is '' (the agent's shared threads)
         self._thread_ids: dict[str, int] = {}
@@ -167,7 +186,7 @@ class AgentVectors:
         if needed <= capacity:
             return
         while capacity < needed:
-            capacity *= 2
+            capacity = capacity * 3 // 2 + 1
         for name in ("_cells", "_thread", "_offsets", "_owner", "_lengths", "_scales",
                      "_sketches", "_embeddings"):
             old = getattr(self, name)
@@ -237,91 +256,126 @@ class HotVectors:
         self._loads: dict[tuple[str, str], _Load] = {}
         self._checks: dict[tuple[str, str], asyncio.Task] = {}
         self._searched: dict[tuple[str, str], float] = {}
-        self._refused: dict[tuple[str, str], float] = {}
+        self._refused: dict[tuple[str, str], float] = {}  # until when, after a refusal
+        self.page_rows = max(1000, LOAD_BYTES // index.embedder.dimensions)
         self.cached_messages = 0
         self.loads = 0
 
     def get(self, params: dict[str, Any], size: ScopeSize) -> AgentVectors | None:
         """The caller's agent's vectors when held (starting a check once they are older
         than the TTL); None (rank in ClickHouse) otherwise, starting a load in the
-        background when the scope was searched within the TTL."""
+        background when the scope was searched within the TTL and no other load runs."""
         if size.messages > self.max_messages:
             return None
         key, now = (params["account"], params["agent"]), self._clock()
         vectors = self._agents.get(key)
         if vectors is not None:
             self._agents.move_to_end(key)
+            vectors.used = now
             if vectors.expires <= now and key not in self._checks:
-                self._start(self._checks, key, self._check(key, vectors))
+                task = self._checks[key] = asyncio.ensure_future(self._check(key, vectors))
+                task.add_done_callback(lambda _: self._checked(key, task))
             return vectors
         previous = self._searched.pop(key, None)
         if len(self._searched) >= MAX_CACHED_SCOPES:
             self._searched.clear()
         self._searched[key] = now
         hot = previous is not None and now - previous <= SIZE_TTL_SECONDS
-        if hot and key not in self._loads and self._refused.get(key, 0.0) <= now:
+        if hot and not self._loads and self._refused.get(key, 0.0) <= now:
             load = self._loads[key] = _Load(asyncio.ensure_future(self._load(key)))
             load.task.add_done_callback(lambda _: self._loaded(key, load))
         return None
 
-    def _start(self, tasks: dict, key: tuple[str, str], work) -> None:
-        task = tasks[key] = asyncio.ensure_future(work)
-        task.add_done_callback(lambda _: tasks.pop(key, None) if tasks.get(key) is task
-                               else None)
-
     async def _fingerprint(self, key: tuple[str, str]) -> tuple[int, int]:
         rows = await self._clickhouse.query(
-            f"SELECT count() AS n, sum(sequence) AS s FROM {self._table} FINAL WHERE {_AGENT}",
-            {"account": key[0], "agent": key[1]})
+            per_message_sums(self._table, _AGENT), {"account": key[0], "agent": key[1]})
         return (int(rows[0]["n"]), int(rows[0]["s"])) if rows else (0, 0)
 
     async def _check(self, key: tuple[str, str], vectors: AgentVectors) -> None:
-        held = await self._fingerprint(key)
+        stored = await self._fingerprint(key)
         if self._agents.get(key) is not vectors:
             return  # dropped or replaced meanwhile
-        if held == (vectors.count, vectors.sequences):
+        if stored == (vectors.count, vectors.sequences):
             vectors.expires = self._clock() + SIZE_TTL_SECONDS
-        else:  # another process wrote: load afresh at the next search
+        else:  # another process wrote or purged: load afresh at the next search
             logger.info("hot vectors of %s/%s changed elsewhere: loaded again", *key)
             self._drop(key)
             self._searched[key] = self._clock()
 
+    def _checked(self, key: tuple[str, str], task: asyncio.Task) -> None:
+        if self._checks.get(key) is task:
+            del self._checks[key]
+        if not task.cancelled() and task.exception() is not None:
+            logger.warning("hot vectors of %s/%s not checked (checked again at the next"
+                           " search): %s", *key, task.exception())
+
+    def _room(self, key: tuple[str, str], now: float) -> int:
+        """Messages that may be held for ``key``: the cap less the agents searched within
+        the TTL (they are not evicted for a load, lest two agents evict each other)."""
+        busy = sum(v.count for k, v in self._agents.items()
+                   if k != key and now - v.used < SIZE_TTL_SECONDS)
+        return self.max_messages - busy
+
+    def _refuse(self, key: tuple[str, str]) -> None:
+        now = self._clock()
+        if len(self._refused) >= MAX_CACHED_SCOPES:
+            self._refused = {k: t for k, t in self._refused.items() if t > now}
+        self._refused[key] = now + REFUSED_SECONDS
+
     async def _load(self, key: tuple[str, str]) -> AgentVectors | None:
         self.loads += 1
         count, _ = await self._fingerprint(key)
-        if count > self.max_messages:
-            self._refused[key] = self._clock() + REFUSED_SECONDS
+        if count > self._room(key, self._clock()):
+            self._refuse(key)
             return None
-        vectors = AgentVectors(self._index, max(count, 1))
-        for low in range(0, self._index.cells.count, LOAD_CELLS):
+        vectors = AgentVectors(self._index, int(count * 1.25) + 1024)  # room for writes
+        page = self.page_rows
+        after: dict[str, Any] = {}  # keyset paging: each page a range of the table's key
+        while True:
             rows = await self._clickhouse.query(  # hex: a fraction of the text of numbers
                 "SELECT cell, thread_id, offset, owner_user_id, length, scale, sequence, sketch,"
                 " arrayStringConcat(arrayMap(x -> hex(toUInt8(x)), embedding)) AS embedding"
                 f" FROM {self._table} FINAL WHERE {_AGENT}"
-                " AND cell >= {low:UInt16} AND cell < {high:UInt16}",
-                {"account": key[0], "agent": key[1], "low": low, "high": low + LOAD_CELLS})
-            if rows:  # off the event loop: not yet shared, and a chunk takes ~100 ms
-                await asyncio.to_thread(lambda rows=rows: vectors.add(Batch.of_loaded(rows)))
-        return vectors
+                + (" AND (cell, thread_id, offset) > ({cell:UInt16}, {thread:String},"
+                   " {offset:UInt64})" if after else "")
+                + " ORDER BY cell, thread_id, offset LIMIT {page:UInt32}",
+                {"account": key[0], "agent": key[1], "page": page, **after})
+            if not rows:
+                return vectors
+            # Off the event loop: not yet shared, and a page takes tens of milliseconds.
+            await asyncio.to_thread(lambda rows=rows: vectors.add(Batch.of_loaded(rows)))
+            last = rows[-1]
+            after = {"cell": int(last["cell"]), "thread": last["thread_id"],
+                     "offset": int(last["offset"])}
+            if len(rows) < page:
+                return vectors
 
     def _loaded(self, key: tuple[str, str], load: _Load) -> None:
         if self._loads.get(key) is load:
             del self._loads[key]
-        if load.stale or load.task.cancelled():
+        if load.task.cancelled():
             return
         if load.task.exception() is not None:
-            logger.warning("hot vectors of %s/%s not loaded: %s", *key, load.task.exception())
+            logger.warning("hot vectors of %s/%s not loaded (tried again in %.0f s): %s",
+                           *key, REFUSED_SECONDS, load.task.exception())
+            self._refuse(key)
             return
         vectors = load.task.result()
-        if vectors is None:
+        if vectors is None or load.stale:
             return
         for batch in load.added:
             vectors.add(batch)
-        vectors.expires = self._clock() + SIZE_TTL_SECONDS
+        now = self._clock()
+        vectors.expires = now + SIZE_TTL_SECONDS
+        vectors.used = now
         self._drop(key)
+        if vectors.count > self._room(key, now):
+            self._refuse(key)  # others were searched meanwhile: they keep their place
+            return
+        while self.cached_messages + vectors.count > self.max_messages:
+            self._drop(next(iter(self._agents)))  # least recently searched first
         self._agents[key] = vectors
         self.cached_messages += vectors.count
-        self._keep_to_cap()
 
     def _keep_to_cap(self) -> None:
         while self._agents and self.cached_messages > self.max_messages:
@@ -350,7 +404,7 @@ class HotVectors:
         key = (account, agent)
         self._drop(key)
         self._searched.pop(key, None)
-        load = self._loads.pop(key, None)
+        load = self._loads.get(key)
         if load is not None:
             load.stale = True
 

@@ -54,8 +54,14 @@ async def test_hot_vectors_rank_as_the_clickhouse_statement(search):
         await search.journal.append(f"copy-{n}", [message(f"copy-{n}", COPIED)])
     await search.caught_up()
     searcher = large(search)
-    vectors = await held(search)
+    searcher.hot_vectors.page_rows = 7  # a load of many pages, each a range of the key
+    statements = counting(search.service.clickhouse)
+    try:
+        vectors = await held(search)
+    finally:
+        del search.service.clickhouse.query
     assert vectors is not None and searcher.hot_vectors.loads == 1
+    assert sum("arrayStringConcat" in s for s in statements) == vectors.count // 7 + 1
     assert vectors.count == sum(len(turns) for turns in THREADS.values()) + 17  # alice's too
     scopes = [(principal(), None), (principal(user="alice"), None),
               (principal(user="bob"), None), (principal(user="alice"), "travel"),
@@ -173,3 +179,51 @@ async def test_an_agent_above_the_cap_is_never_loaded(chdb_search):
     assert await held(chdb_search) is None and searcher.hot_vectors.loads == 1
     assert await held(chdb_search) is None and searcher.hot_vectors.loads == 1  # not recounted
     assert searcher.hot_vectors.cached_messages == 0
+
+
+async def test_a_message_in_two_cells_counts_once_and_keeps_its_vectors(chdb_search):
+    """A replay filed in another cell is a second row even after merges: the check counts
+    messages, not rows, so it does not take that for a change."""
+    await load_corpus(chdb_search)
+    now = [0.0]
+    searcher = large(chdb_search, now)
+    table = searcher.hot_vectors._table
+    await chdb_search.service.clickhouse.execute(
+        f"INSERT INTO {table} SELECT account_id, agent_id, (cell + 1) % 256, thread_id, offset,"
+        f" owner_user_id, length, sketch, embedding, scale, sequence FROM {table}"
+        " WHERE thread_id = 'travel' AND offset = 1")
+    vectors = await held(chdb_search)
+    assert vectors.count == sum(len(turns) for turns in THREADS.values())
+    params = tenancy.parameters(parse_principal(principal()))
+    size = await searcher.sizes.get(params, False)
+    for _ in range(3):
+        now[0] += SIZE_TTL_SECONDS + 0.1
+        assert searcher.hot_vectors.get(params, size) is vectors
+        await searcher.hot_vectors.settled()
+    assert searcher.hot_vectors.get(params, size) is vectors and searcher.hot_vectors.loads == 1
+
+
+async def test_agents_searched_together_over_the_cap_do_not_evict_each_other(chdb_search):
+    await load_corpus(chdb_search)
+    await load_corpus(chdb_search, who=principal(agent="other"))
+    searcher = large(chdb_search)
+    total = sum(len(turns) for turns in THREADS.values())
+    searcher.hot_vectors.max_messages = total + 5  # room for one agent
+    assert await held(chdb_search) is not None
+    for _ in range(4):  # both searched in turn: the other is refused, not swapped in
+        assert await held(chdb_search, principal(agent="other")) is None
+        assert await held(chdb_search) is not None
+    assert searcher.hot_vectors.loads == 2 and searcher.hot_vectors.cached_messages == total
+
+
+async def test_writes_after_a_load_fit_the_room_it_left(chdb_search):
+    await load_corpus(chdb_search)
+    large(chdb_search)
+    vectors = await held(chdb_search)
+    capacity = len(vectors._cells)
+    assert capacity >= vectors.count * 1.25
+    await chdb_search.journal.append("weekend", [message(f"w{i}", f"{TARGET} {i}")
+                                                 for i in range(20)])
+    await chdb_search.caught_up()
+    assert vectors.count == sum(len(turns) for turns in THREADS.values()) + 20
+    assert len(vectors._cells) == capacity  # written in place, no copy of every array

@@ -13,17 +13,20 @@ from __future__ import annotations
 import time
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
+from cachetools import TTLCache
 
 from libs.clients import upstream
 from libs.identity import Principal
 from services.gateway.upstreams import Upstreams
 
+CACHE_SIZE = 10_000  # agents' bindings kept; the least recently read go first
+
 
 class MemoryBindings:
     def __init__(self, upstreams: Upstreams, *, cache_seconds: float = 5.0) -> None:
         self._upstreams = upstreams
-        self._cache_seconds = cache_seconds
-        self._known: dict[tuple[str, str, str], tuple[bool, float]] = {}
+        self._known: TTLCache[tuple[str, str, str], bool] = TTLCache(
+            CACHE_SIZE, cache_seconds, timer=time.monotonic)
 
     @staticmethod
     def _key(principal: Principal) -> tuple[str, str, str]:
@@ -32,13 +35,13 @@ class MemoryBindings:
     async def bound(self, principal: Principal) -> bool:
         key = self._key(principal)
         known = self._known.get(key)
-        if known is not None and time.monotonic() - known[1] < self._cache_seconds:
-            return known[0]
+        if known is not None:
+            return known
         async with upstream("agent_memory"):
             reply = await self._upstreams.agent_memory.GetAgentSettings(
                 memory_pb.GetAgentSettingsRequest(principal=principal.to_proto()))
         bound = reply.settings.memory_bound and reply.account_memory_enabled
-        self._known[key] = (bound, time.monotonic())
+        self._known[key] = bound
         return bound
 
     def forget_agent(self, principal: Principal) -> None:
@@ -47,4 +50,5 @@ class MemoryBindings:
 
     def forget_account(self, account_id: str) -> None:
         """The account's settings changed through this replica: read every agent's again."""
-        self._known = {k: v for k, v in self._known.items() if k[0] != account_id}
+        for key in [k for k in self._known if k[0] == account_id]:
+            del self._known[key]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import asyncpg
 from agentmemory.common.v1 import principal_pb2
+from cachetools import TTLCache
 
 from libs.errors import InvalidArgument, Unauthenticated
 from libs.invalidations import Invalidations
@@ -55,12 +56,15 @@ def _hash(secret: str) -> bytes:
     return hashlib.sha256(secret.encode()).digest()
 
 
+CACHE_SIZE = 10_000  # verified keys kept; the least recently verified go first
+
+
 class ApiKeys:
     def __init__(self, pool: asyncpg.Pool, invalidations: Invalidations | None = None, *,
                  cache_seconds: float = 30.0) -> None:
         self._pool = pool
-        self._cache_seconds = cache_seconds
-        self._verified: dict[str, tuple[ApiKey, float]] = {}
+        self._verified: TTLCache[str, ApiKey] = TTLCache(CACHE_SIZE, cache_seconds,
+                                                         timer=time.monotonic)
         self._invalidations = invalidations
         if invalidations is not None:
             invalidations.on(API_KEYS, self._forget, self._verified.clear)
@@ -102,8 +106,8 @@ class ApiKeys:
         if scheme.lower() != "bearer" or not key.startswith(PREFIX):
             raise Unauthenticated("malformed authorization header", reason="API_KEY_INVALID")
         cached = self._verified.get(key)
-        if cached and time.monotonic() - cached[1] < self._cache_seconds:
-            return cached[0]
+        if cached is not None:
+            return cached
         key_id, _, secret = key[len(PREFIX):].partition("_")
         generation = self._generation()
         row = await self._pool.fetchrow(
@@ -113,7 +117,7 @@ class ApiKeys:
             raise Unauthenticated("unknown or revoked API key", reason="API_KEY_INVALID")
         verified = ApiKey(key_id, row["account_id"], row["role"])
         if generation == self._generation():  # not revoked while it was read
-            self._verified[key] = (verified, time.monotonic())
+            self._verified[key] = verified
         return verified
 
     def _generation(self) -> int:

@@ -23,18 +23,13 @@ object store.
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import hashlib
 import json
 import logging
-import os
-import tempfile
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Protocol
 
 from libs.errors import Unavailable
+from libs.object_store import ObjectStore, WriteConflict, build_object_store
 from services.journal.settings import StoreSettings
 
 logger = logging.getLogger(__name__)
@@ -65,17 +60,6 @@ class StoredLease:
     etag: str
 
 
-class LeaseStore(Protocol):
-    async def get(self, shard: int) -> StoredLease | None: ...
-
-    async def put(self, shard: int, record: LeaseRecord, expected: str | None) -> str:
-        """Write if the lease's ETag is ``expected`` (None: only if absent); the new ETag.
-        Raises LeaseConflict, or Unavailable when the store cannot be reached."""
-        ...
-
-    async def close(self) -> None: ...
-
-
 def _name(shard: int) -> str:
     return f"leases/shard-{shard:04d}.json"
 
@@ -84,118 +68,33 @@ def _unavailable(exc: Exception) -> Unavailable:
     return Unavailable(f"journal lease store unavailable: {exc}", reason="JOURNAL_UNAVAILABLE")
 
 
-class LocalLeaseStore:
-    """Leases as files, for several journal processes on one machine."""
+class LeaseStore:
+    """Each shard's lease, an object beside the shards (``libs.object_store``)."""
 
-    def __init__(self, root: Path) -> None:
-        self._root = root.resolve()
-
-    def _get(self, shard: int) -> StoredLease | None:
-        try:
-            raw = (self._root / _name(shard)).read_bytes()
-        except FileNotFoundError:
-            return None
-        return StoredLease(LeaseRecord.decode(raw), hashlib.sha256(raw).hexdigest())
-
-    def _put(self, shard: int, record: LeaseRecord, expected: str | None) -> str:
-        target = self._root / _name(shard)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target.parent / ".lock", "a+") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            current = self._get(shard)
-            if (current.etag if current else None) != expected:
-                raise LeaseConflict(target.name)
-            raw = record.encode()
-            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-            with os.fdopen(handle, "wb") as out:
-                out.write(raw)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, target)
-        return hashlib.sha256(raw).hexdigest()
+    def __init__(self, objects: ObjectStore) -> None:
+        self._objects = objects
 
     async def get(self, shard: int) -> StoredLease | None:
-        return await asyncio.to_thread(self._get, shard)
+        stored = await self._objects.get(_name(shard))
+        return None if stored is None else \
+            StoredLease(LeaseRecord.decode(stored.data), stored.etag)
 
     async def put(self, shard: int, record: LeaseRecord, expected: str | None) -> str:
-        return await asyncio.to_thread(self._put, shard, record, expected)
+        """Write if the lease's ETag is ``expected`` (None: only if absent); the new ETag.
+        Raises LeaseConflict, or Unavailable when the store cannot be reached."""
+        try:
+            return await self._objects.put(_name(shard), record.encode(), expected=expected)
+        except WriteConflict as exc:
+            raise LeaseConflict(_name(shard)) from exc
 
     async def close(self) -> None:
-        return None
-
-
-class S3LeaseStore:
-    """Leases in the journal's bucket, next to its shards, through aioboto3."""
-
-    def __init__(self, store: StoreSettings, timeout: float) -> None:
-        import aioboto3
-        from botocore.config import Config
-
-        self._bucket = store.s3_bucket
-        self._prefix = store.s3_prefix.strip("/")
-        self._session = aioboto3.Session()
-        self._options = dict(
-            endpoint_url=store.s3_endpoint or None, region_name=store.s3_region,
-            aws_access_key_id=store.s3_access_key_id or None,
-            aws_secret_access_key=store.s3_secret_access_key.reveal() or None,
-            # A lease call must fail well within the lease's time, not hang past it.
-            config=Config(connect_timeout=timeout, read_timeout=timeout,
-                          retries={"max_attempts": 1}),
-        )
-        self._client = None
-        self._lock = asyncio.Lock()
-
-    async def _s3(self):
-        async with self._lock:
-            if self._client is None:
-                self._client = await self._session.client("s3", **self._options).__aenter__()
-        return self._client
-
-    def _key(self, shard: int) -> str:
-        return f"{self._prefix}/{_name(shard)}" if self._prefix else _name(shard)
-
-    async def get(self, shard: int) -> StoredLease | None:
-        from botocore.exceptions import ClientError
-
-        try:
-            reply = await (await self._s3()).get_object(Bucket=self._bucket, Key=self._key(shard))
-            raw = await reply["Body"].read()
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-                return None
-            raise _unavailable(exc) from exc
-        except Exception as exc:
-            raise _unavailable(exc) from exc
-        return StoredLease(LeaseRecord.decode(raw), reply["ETag"])
-
-    async def put(self, shard: int, record: LeaseRecord, expected: str | None) -> str:
-        from botocore.exceptions import ClientError
-
-        condition = {"IfMatch": expected} if expected else {"IfNoneMatch": "*"}
-        try:
-            reply = await (await self._s3()).put_object(
-                Bucket=self._bucket, Key=self._key(shard), Body=record.encode(),
-                ContentType="application/json", **condition)
-        except ClientError as exc:
-            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-            if status in (409, 412) or exc.response.get("Error", {}).get("Code") in (
-                    "PreconditionFailed", "ConditionalRequestConflict"):
-                raise LeaseConflict(self._key(shard)) from exc
-            raise _unavailable(exc) from exc
-        except Exception as exc:
-            raise _unavailable(exc) from exc
-        return reply["ETag"]
-
-    async def close(self) -> None:
-        if self._client is not None:
-            await self._client.__aexit__(None, None, None)
-            self._client = None
+        await self._objects.close()
 
 
 def build_lease_store(store: StoreSettings, lease_seconds: float) -> LeaseStore:
-    if store.kind == "local":
-        return LocalLeaseStore(store.local_path)
-    return S3LeaseStore(store, timeout=max(0.5, lease_seconds / 3))
+    # A lease call must fail well within the lease's time, not hang past it.
+    return LeaseStore(build_object_store(store, unavailable=_unavailable,
+                                         timeout=max(0.5, lease_seconds / 3), attempts=1))
 
 
 class ShardLease:

@@ -13,6 +13,7 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2, thread_memor
 
 from libs.journal_client import JournalReader
 from libs.model import chat_model
+from libs.object_store import ObjectStore, build_object_store
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.thread_memory.cached_summaries import CachedSummaries
@@ -22,8 +23,8 @@ from services.thread_memory.counting import FeedCounter
 from services.thread_memory.facts import ModelFactExtractor, OfflineFactExtractor
 from services.thread_memory.jobs import Scheduler, Summarization
 from services.thread_memory.servicer import ThreadMemoryServicer
-from services.thread_memory.settings import SummaryStoreSettings, ThreadMemoryConfig
-from services.thread_memory.summaries import LocalObjectStore, ObjectStore, S3ObjectStore, SummaryStore
+from services.thread_memory.settings import ThreadMemoryConfig
+from services.thread_memory.summaries import SummaryStore, unavailable
 from services.thread_memory.summarizer import ModelSummarizer, OfflineSummarizer
 from services.thread_memory.upstreams import AgentMemoryWriter
 
@@ -31,15 +32,6 @@ logger = logging.getLogger(__name__)
 
 SERVICE_NAME = (thread_memory_service_pb2.DESCRIPTOR
                 .services_by_name["ThreadMemoryService"].full_name)
-
-
-def build_object_store(settings: SummaryStoreSettings) -> ObjectStore:
-    if settings.kind == "local":
-        return LocalObjectStore(settings.local_path)
-    return S3ObjectStore(bucket=settings.s3_bucket, prefix=settings.s3_prefix,
-                         endpoint=settings.s3_endpoint, region=settings.s3_region,
-                         access_key_id=settings.s3_access_key_id,
-                         secret_access_key=settings.s3_secret_access_key)
 
 
 @dataclass
@@ -68,7 +60,7 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
                            "use the labelled offline fallback (%s)", OfflineSummarizer.generator)
         else:
             stack.push_async_callback(model.close)
-        objects = build_object_store(config.store)
+        objects = build_object_store(config.store, unavailable=unavailable)
         stack.push_async_callback(objects.close)
         coordination = Coordination.connect(dependencies.redis_url)
         stack.push_async_callback(coordination.close)

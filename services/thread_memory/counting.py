@@ -24,10 +24,11 @@ import logging
 from libs.feed import FeedFollower
 from libs.identity import Principal
 from libs.journal_client import JournalReader
+from libs.object_store import ObjectStore, WriteConflict
 from services.thread_memory.cached_summaries import CachedSummaries
 from services.thread_memory.coordination import Coordination
 from services.thread_memory.jobs import JobTarget, Scheduler
-from services.thread_memory.summaries import ObjectStore, ThreadKey, WriteConflict
+from services.thread_memory.summaries import ThreadKey
 from services.thread_memory.thresholds import Backlog
 from services.thread_memory.upstreams import owner
 

@@ -35,9 +35,10 @@ from libs import tokens
 from libs.errors import DomainError
 from libs.identity import Principal
 from libs.journal_client import JournalReader
+from libs.object_store import WriteConflict
 from services.thread_memory.coordination import Coordination
 from services.thread_memory.facts import FactExtractor
-from services.thread_memory.summaries import Summary, SummaryStore, ThreadKey, WriteConflict
+from services.thread_memory.summaries import Summary, SummaryStore, ThreadKey
 from services.thread_memory.summarizer import Summarizer
 from services.thread_memory.thresholds import Backlog
 from services.thread_memory.upstreams import AgentMemoryWriter, owner

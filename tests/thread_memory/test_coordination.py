@@ -8,16 +8,11 @@ import pytest
 from redis.asyncio import Redis
 
 from libs.identity import Principal
+from libs.object_store import LocalObjectStore, S3ObjectStore, WriteConflict
+from libs.object_store_settings import ObjectStoreSettings
 from libs.settings import Secret
 from services.thread_memory.jobs import JobTarget, Outcome, Scheduler, Status
-from services.thread_memory.summaries import (
-    LocalObjectStore,
-    S3ObjectStore,
-    Summary,
-    SummaryStore,
-    ThreadKey,
-    WriteConflict,
-)
+from services.thread_memory.summaries import Summary, SummaryStore, ThreadKey, unavailable
 from tests.support.journal_client import message
 
 OWNER = Principal("acme", "helper", None, "default")
@@ -34,9 +29,10 @@ def object_store(request, tmp_path):
     if request.param == "local":
         return LocalObjectStore(tmp_path / "objects")
     s3 = request.getfixturevalue("s3_server")
-    return S3ObjectStore(bucket=s3.bucket, prefix=f"race-{tmp_path.name}", endpoint=s3.endpoint,
-                         region="us-east-1", access_key_id=s3.access_key_id,
-                         secret_access_key=Secret(s3.secret_access_key))
+    return S3ObjectStore(ObjectStoreSettings(
+        kind="s3", s3_bucket=s3.bucket, s3_prefix=f"race-{tmp_path.name}",
+        s3_endpoint=s3.endpoint, s3_access_key_id=s3.access_key_id,
+        s3_secret_access_key=Secret(s3.secret_access_key)), unavailable=unavailable)
 
 
 async def test_compare_and_set_rejects_the_writer_that_lost_the_race(object_store):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from libs.object_store import LocalObjectStore
 from services.thread_memory.counting import ObjectStoreCursors
-from services.thread_memory.summaries import LocalObjectStore
 
 
 class ReadThenRace(LocalObjectStore):

@@ -126,14 +126,17 @@ def _bge_small_en():
 
 
 class LocalEmbedder:
-    """bge-small-en through onnxruntime, one inference thread (the CPU is shared)."""
+    """bge-small-en through onnxruntime: one inference thread for documents, one for queries."""
 
     name = "local-bge-small-en"
     dimensions = 384
     max_tokens = 512
 
     def __init__(self, *, cache_size: int = CACHE_SIZE) -> None:
-        self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="embedder")
+        # Queries have a thread of their own (onnxruntime runs sessions concurrently): a
+        # search's query never waits behind a batch of documents being indexed.
+        self._documents = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="embedder")
+        self._queries = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="embed-query")
         self._recent = RecentVectors(cache_size)
 
     def _run(self, texts: Sequence[str]) -> list[list[float]]:
@@ -157,17 +160,19 @@ class LocalEmbedder:
         await self.embed_query("warm up")
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        return await self._recent.documents(texts, self._batch)
+        return await self._recent.documents(texts, functools.partial(self._on, self._documents))
 
     async def embed_query(self, text: str) -> list[float]:
-        return (await self.embed_documents([_BGE_QUERY_PREFIX + text]))[0]
+        return (await self._recent.documents([_BGE_QUERY_PREFIX + text],
+                                             functools.partial(self._on, self._queries)))[0]
 
-    async def _batch(self, texts: Sequence[str]) -> list[list[float]]:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._run, texts)
+    async def _on(self, executor: concurrent.futures.Executor,
+                  texts: Sequence[str]) -> list[list[float]]:
+        return await asyncio.get_running_loop().run_in_executor(executor, self._run, texts)
 
     async def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        for executor in (self._documents, self._queries):
+            executor.shutdown(wait=False, cancel_futures=True)
 
 
 class OpenAIEmbedder:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -39,6 +40,21 @@ async def test_the_local_model_still_embeds():
         await embedder.close()
     assert len(vector) == embedder.dimensions
     assert sum(x * x for x in vector) == pytest.approx(1.0, abs=1e-5)
+
+
+async def test_a_query_does_not_wait_behind_a_batch_of_documents():
+    """The projection embeds documents in batches; a search's query runs beside them."""
+    embedder = embeddings.LocalEmbedder(cache_size=0)
+    try:
+        await embedder.embed_query("warm up")
+        batch = asyncio.ensure_future(embedder.embed_documents(
+            [f"message number {i} about the quarterly roadmap review" for i in range(200)]))
+        await asyncio.sleep(0.05)  # the batch is under way
+        vector = await embedder.embed_query("roadmap")
+        assert not batch.done() and len(vector) == embedder.dimensions
+        assert len(await batch) == 200
+    finally:
+        await embedder.close()
 
 
 # -- the cache of recently embedded single texts ------------------------------------------

@@ -15,8 +15,10 @@ beside the data) and was not used to build them. A third set is our own:
 everyday memory statements from bench/everyday_memories.py (preferences,
 complaints, settings such as dark or developer mode, tasks, project facts) and
 the synthetic memories of bench/agent_memory_bench.py; nothing is trained on
-it, it checks false positives where memories are most common. The last lines
-time the classifier on typical texts.
+it, it checks false positives where memories are most common. A fourth set is
+our own too: probes for whole-word matching (tests/agent_memory/safety_probes.py),
+benign words that contain the screen's vocabulary and inflected or obfuscated
+attacks. The last lines time the classifier on typical texts.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from bench import everyday_memories, safety_data
 from bench.agent_memory_bench import text as bench_memory
 from services.agent_memory import safety
 from services.agent_memory.safety import classifier
-from tests.agent_memory import safety_corpus
+from tests.agent_memory import safety_corpus, safety_probes
 
 TARGET_FALSE_NEGATIVES = 0.10
 TARGET_FALSE_POSITIVES = 0.02
@@ -95,6 +97,15 @@ def everyday_examples() -> list[safety_data.Example]:
     """Our own templated statements: all benign."""
     return [safety_data.Example(text, "benign", f"ours: {family}")
             for family, text in everyday_memories.statements()]
+
+
+def probe_examples() -> list[safety_data.Example]:
+    """Our own probes for whole-word matching ("promptly", "ecosystem"; "instructions",
+    "Systemanweisung", "i g n o r e ..."), the attacks the screen is known to store included."""
+    return ([safety_data.Example(t, "attack", "ours: word probes") for t in safety_probes.ATTACKS]
+            + [safety_data.Example(t, "attack", "ours: word probes, uncaught")
+               for t in safety_probes.UNCAUGHT]
+            + [safety_data.Example(t, "benign", "ours: word probes") for t in safety_probes.BENIGN])
 
 
 def bench_memory_examples() -> list[safety_data.Example]:
@@ -164,6 +175,7 @@ def main() -> None:
     started = time.perf_counter()
     tuning, evaluation = measure(tuning_examples()), measure(safety_data.load("evaluation"))
     everyday, bench_memories = measure(everyday_examples()), measure(bench_memory_examples())
+    probes = measure(probe_examples())
     elapsed = time.perf_counter() - started
     _print_rates("tuning set (rules written and classifier trained on it)", tuning, misses)
     caught, flagged = classifier.model().cross_validated
@@ -178,11 +190,14 @@ def main() -> None:
     print(f"\n  target: false positives under {TARGET_EVERYDAY_FALSE_POSITIVES:.0%}")
     _print_rates("the benchmarks' synthetic memories (bench/agent_memory_bench.py text())",
                  bench_memories, misses)
+    _print_rates("whole-word probes (our own: words containing the vocabulary; inflected and "
+                 "obfuscated attacks; never trained on)", probes, misses)
     print("\ncredentials (forced private?)")
     for kind, private, kinds in credential_table():
         print(f"  {'yes' if private else 'NO '}  {kind}  {', '.join(kinds)}")
     total = (tuning.attacks + tuning.benign + evaluation.attacks + evaluation.benign
-             + evaluation.prompts + everyday.benign + bench_memories.benign)
+             + evaluation.prompts + everyday.benign + bench_memories.benign
+             + probes.attacks + probes.benign)
     print(f"\nscreened {total} texts in {elapsed:.1f} s")
     median, p99, length = scoring_cost()
     print(f"classifier score per text: median {median:.0f} us, p99 {p99:.0f} us "

@@ -27,7 +27,7 @@ from importlib import resources
 
 import numpy
 
-from services.agent_memory.safety.normalise import normalise
+from services.agent_memory.safety.normalise import RUN_ON, normalise
 
 BUCKETS = 1 << 18
 # Prose only: keys and identifiers ("preference_concise_answers") have no spaces, and their
@@ -38,7 +38,17 @@ HEAD, TAIL = 3000, 1000
 # From this many words on, a flagged text counts without a sign that it speaks to a model.
 LONG_WORDS = 16
 _SECOND_PERSON = re.compile(r"\b(you|your|yours|yourself|youre|ur|du|dich|dir|dein|deine|deinen|euch)\b")
-_ABOUT_THE_MODEL = re.compile(r"instruct|anweis|prompt|jailbreak|system")
+# Talk of instructions, prompts, a jailbreak or the system, as words; not words that merely
+# contain one ("promptly", "instructor", "ecosystem", "systematic", "Anweisungsbefugnis").
+_ABOUT_THE_MODEL = re.compile(
+    # "instructions", "prompted", "jailbreaking", "Anweisungen", and compounds ending in one
+    # ("systemprompt", "Systemanweisung", "ignorepreviousinstructions")
+    r"\b[a-z]*(?:instruct(?:s|ed|ing|ions?)?|prompt(?:s|ed|ing)?|anweis(?:e|en|t|ung|ungen)"
+    r"|jailbr(?:eak(?:s|ed|ing|ers?)?|oken))\b"
+    # "system", "Systeme" and the compounds it heads ("Systemregeln"), not its derivations
+    r"|\bsystem(?!at|ic|is|d\b)[a-z]*"
+    # any of them inside words run together ("previousinstructionsarevoid")
+    rf"|(?<=[a-z]){RUN_ON}(?:instruct|prompt|anweis|jailbr)")
 # Openings of a request or a question ("Ignore ...", "Tell me ...", "What is ...").
 _REQUEST_OPENINGS = frozenset("""
     ignore forget disregard tell say write print reveal give show spell list translate repeat

@@ -91,7 +91,8 @@ def _keyword_detector():
                                        keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
 
 
-# Every name in detect-secrets' keyword denylist contains one of these.
+# Every name in detect-secrets' keyword denylist contains one of these. Inside words on purpose:
+# its expressions match names such as db_password, apiKey and SECRET_TOKEN.
 _KEYWORD_HINT = re.compile(r"key|pass|pwd|secret|contrase", re.IGNORECASE)
 
 

@@ -74,6 +74,11 @@ _SYMBOL_LETTERS = {"@": "a", "$": "s", "!": "i", "|": "l"}
 _TOKEN = re.compile(r"[^\s0-9@$!|]*[0-9@$!|]\S*")
 # Letters spaced out one separator apart ("i g n o r e", "i.g.n.o.r.e") form a word.
 _SPACED_LETTERS = re.compile(r"\b(?:[a-z][\s._\-*/\\~+]){2,}[a-z]\b")
+# So a sentence spaced out letter by letter becomes one run of letters ("pleaseignoreall..."),
+# as does one typed without spaces. Later layers let a match start inside a word only where
+# at least this many letters run on from it: not at the tail of an ordinary word ("robot has no
+# filters", "an hour now playing", "the outbreak previous guidelines").
+RUN_ON = r"(?=[a-z]{12})"
 
 
 def _deleet(token: re.Match[str]) -> str:

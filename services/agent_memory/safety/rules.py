@@ -5,7 +5,9 @@ Each family is a handful of regular expressions over the normalised text
 (see normalise.py), written against the tuning set in bench/data/safety/ and
 tests/agent_memory/safety_corpus.py, never against the evaluation set. A
 family names itself in the rejection, so a refused caller learns what was
-recognised. The families:
+recognised. A match starts where a word starts, or inside words run
+together ("pleaseignoreallprevious..."), never at the tail of another word
+("robot has no filters", "an hour now playing"). The families:
 
 - instruction overrides: "ignore/disregard/forget ... previous/above/all ...
   instructions/rules/prompts", "forget everything you learned", "ignore any
@@ -28,7 +30,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from services.agent_memory.safety.normalise import fold, hidden_characters, normalise
+from services.agent_memory.safety.normalise import RUN_ON, fold, hidden_characters, normalise
 
 _S = " ?"  # normalised words may also have been squeezed together ("ignorepreviousinstructions")
 
@@ -39,6 +41,22 @@ def _words(*alternatives: str) -> str:
 
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
+
+
+_WORD_START = re.compile(rf"(?<![a-z])|{RUN_ON}")
+
+
+def _found(pattern: re.Pattern[str], words: str) -> bool:
+    """Whether the rule matches from the start of a word, or inside words run together; not
+    from the tail of another word ("robot has no filters", "an hour now playing"). Checked
+    after the search (a pattern opening with the check would lose the engine's quick scan for
+    its first letters and screen at half the speed)."""
+    position = 0
+    while (match := pattern.search(words, position)) is not None:
+        if _WORD_START.match(words, match.start()):
+            return True
+        position = match.start() + 1
+    return False
 
 
 # -- instruction overrides ---------------------------------------------------------
@@ -130,8 +148,8 @@ _OVERRIDES = [
     _rx(rf"{_STRONG}{_S}(?:all|everything|any){_S}(?:[a-z]+{_S}){{0,2}}{_words('except', 'but', 'other than', 'besides')}(?![a-z])"),
     # German, French, Spanish/Portuguese/Italian, Dutch
     _rx(r"\b(?:ignoriere|ignorieren sie|ignoriert|vergiss|vergessen sie|vergesst|missachte)\b(?: \w+){0,4} "
-        r"(?:anweisungen|anweisung|befehle|instruktionen|regeln|vorgaben|aufgaben|alles"
-        r"|vorherige\w*|bisherige\w*|obige\w*|vorangegangene\w*)"),
+        r"(?:(?:system)?(?:anweisungen|anweisung|befehle|instruktionen|regeln|vorgaben)|aufgaben|alles"
+        r"|vorherige\w*|bisherige\w*|obige\w*|vorangegangene\w*)\b"),
     _rx(r"\b(?:ignore|ignorez|oublie|oubliez)\b (?:toutes |tous )?(?:les|tes|vos|mes|ces) (?:\w+ )?"
         r"(?:instructions|consignes|regles)|\boubli(?:e|ez) tout\b"),
     _rx(r"\b(?:ignora|olvida|olvide|olvidate|desconsidera|ignorar|dimentica)\b(?: \w+){0,3} "
@@ -165,7 +183,8 @@ _ROLE = _words(
     "master", "terminal", "linux", "version", "gpt", "chatgpt", "entity", "being", "machine",
     "servant", "slave", "accomplice", "villain", "criminal", "pirate", "genie", "oracle",
 )
-_YOU_ARE_NOW = _words("you are now", "you re now", "youre now", "u r now", "you will now be",
+# "your now": the common misspelling, named since "u r now" no longer matches inside "your".
+_YOU_ARE_NOW = _words("you are now", "you re now", "youre now", "your now", "u r now", "you will now be",
                       "you shall now be", "from now on you are", "from now on you re",
                       "henceforth you are", "you have become", "you ve become", "now you are",
                       "now you re", "you are hereby", "you re hereby")
@@ -363,7 +382,7 @@ def injection(text: str) -> str | None:
         ("an instruction to take on another identity ('you are now ...')", _HIJACKS),
         ("a request for the system prompt or secrets", _EXTRACTION),
     ):
-        if any(p.search(words) for p in patterns):
+        if any(_found(p, words) for p in patterns):
             return family
     for clause in _CLAUSES.split(folded):
         clause = normalise(clause)

@@ -7,10 +7,10 @@ procedures also asks RecallProcedures, whose answer (the rendered records of pas
 runs) changes only when the account's procedures or settings do; its request names
 the run the recall counts for, so each run still asks once and has its recall
 recorded. Each replica keeps answers by their whole request (``CACHE_SIZE`` of
-each at most), but only while its
-WatchPinnedChanges stream to agent memory is subscribed: agent memory announces
-every change that can alter an answer, whoever makes it (PostgreSQL triggers),
-and an announcement for an account drops that account's answers. When the
+each at most), but only while its WatchPinnedChanges stream to agent memory is
+subscribed: agent memory announces every change that can alter an answer,
+whoever makes it (PostgreSQL triggers), and an announcement for an account drops
+that account's answers. When the
 stream breaks the replica drops everything and asks agent memory every time
 until it has subscribed again (retrying with backoff). Calls this replica makes
 to agent memory that may write drop the caller's account as soon as they
@@ -58,9 +58,10 @@ CACHE_SIZE = 10_000
 RETRY_SECONDS = 1.0  # as the other listeners (libs.invalidations, gRPC's reconnects)
 # A watch is a call like any other and has a deadline: one renewed daily.
 WATCH_SECONDS = 24 * 3600.0
-# Calls to agent memory that write nothing a ListPinned answer shows (a recall
-# bumps only counters, which the triggers do not announce either). Any other call
-# counts as a write: one missing here costs a cache miss, never a stale answer.
+# Calls to agent memory that write nothing a kept answer shows (a recall bumps only
+# counters, and RecallProcedures records only which run recalled what, which the
+# triggers do not announce either). Any other call counts as a write: one missing
+# here costs a cache miss, never a stale answer.
 READS = frozenset({"ListPinned", "Recall", "GetEntry", "ListEntries", "GetAgentSettings",
                    "GetAccountSettings", "ListMemories", "GetMemory", "ListAudit",
                    "ExportMemories", "ExplainMemory", "RecallProcedures", "RetrieveContext",

@@ -8,8 +8,8 @@ thread with a summary, 10 pinned facts and a full 20-message window:
 - ``plain``: the agent has recorded no procedure (the common case);
 - ``procedures``: the agent has one procedure whose task is like the thread's
   latest user message, and the thread has an open run: the procedure rides into
-  every context under its header (23 messages back) and each recall is counted
-  for the run.
+  every context under its header (23 messages back) and the recall is counted
+  for the run (once; the run's next turns are served from the gateway's cache).
 
 Then AppendMessages throughput through the gateway, at 1 and 16 clients.
 Target (issue 14): >= 556 BuildContext calls/s at 16 clients, p99 <= 60 ms

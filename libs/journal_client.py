@@ -103,11 +103,16 @@ class JournalReader:
 
     async def recent(self, principal: Principal, thread_id: str,
                      limit: int) -> list[message_pb2.Message]:
+        return (await self.recent_and_open_run(principal, thread_id, limit, False))[0]
+
+    async def recent_and_open_run(self, principal: Principal, thread_id: str, limit: int,
+                                  with_open_run: bool) -> tuple[list[message_pb2.Message], str]:
+        """The last ``limit`` messages and, if asked, the thread's open run ('' when none)."""
         async with upstream("journal"):
             reply = await (await self._stub(principal, thread_id)).ReadRecent(
                 journal_pb.ReadRecentRequest(principal=principal.to_proto(), thread_id=thread_id,
-                                             limit=limit))
-        return list(reply.messages)
+                                             limit=limit, include_open_run=with_open_run))
+        return list(reply.messages), reply.open_run_id
 
     async def thread_stats(self, principal: Principal, thread_id: str,
                            after_offset: int = 0) -> journal_pb.GetThreadStatsResponse:

@@ -1,9 +1,11 @@
-"""Which accounts' ListPinned answers may have changed, for WatchPinnedChanges.
+"""Which accounts' ListPinned (and RecallProcedures) answers may have changed, for
+WatchPinnedChanges.
 
-PostgreSQL triggers (migration 0006) announce every change to what ListPinned
-reads, whoever makes it, on ``agent_memory_pinned`` with the account id, when
-the change commits. This replica listens on one connection of its own
-(``libs.invalidations``) and relays each announcement to every open watch.
+PostgreSQL triggers (migrations 0006 and 0007) announce every change to what
+ListPinned reads, and to what a recalled procedure shows, whoever makes it, on
+``agent_memory_pinned`` with the account id, when the change commits. This
+replica listens on one connection of its own (``libs.invalidations``) and relays
+each announcement to every open watch.
 
 A watch opens only while the replica listens, and ends when listening is lost
 (announcements made meanwhile are gone, so the watcher must assume it missed

@@ -13,31 +13,32 @@
    (agent memory's RecallProcedures; the recall counts for the request's run,
    else the thread's open run, when that run finishes). Asked only when
    ListPinned says the caller has procedures to recall: an agent without any
-   costs no recall, no task embedding and no look-up of the open run;
+   costs no recall, no task embedding and no look-up of the open run. The open
+   run comes with the window (thread memory has the journal read it there: no
+   call of its own), and the answer from this replica's cache while the account's
+   procedures do not change (one recall per run and task reaches agent memory);
 4. the rolling summary as a system message, if there is one;
 5. the recent window from the journal.
 
 Pinned facts are loaded whether or not Memory is bound, once per call: the
 response is a frozen snapshot for the turn. They come from this replica's cache
 of ListPinned answers while agent memory tells it what changes
-(``services.gateway.pinned``). A delegated sub-agent gets the parent agent's
-pinned facts and nothing else.
+(``services.gateway.pinned``); a kept answer that says there is nothing to recall
+spares the journal the open run's read. A delegated sub-agent gets the parent
+agent's pinned facts and nothing else.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-import grpc
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
 from agentmemory.common.v1 import message_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
-from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 
 from libs.clients import upstream
-from libs.errors import DomainError
 from libs.identity import Principal
 from services.gateway.pinned import PinnedCache
 from services.gateway.upstreams import Upstreams
@@ -88,43 +89,31 @@ async def build(upstreams: Upstreams, pinned_facts: PinnedCache, principal: Prin
                 thread_id: str | None, window: int | None, delegated: bool, task: str = "",
                 run_id: str = "") -> list[pb.ContextMessage]:
     """``window``: the thread's ``max_working_memory_messages``, if it sets one."""
-    async def pinned_and_run() -> tuple[memory_pb.ListPinnedResponse, str]:
-        """The pinned facts and, when a recall may follow, the run it counts for."""
-        reply = await pinned_facts.list_pinned(upstreams.agent_memory, principal)
-        return reply, (await open_run() if reply.procedures_recallable else "")
-
-    async def thread():
+    async def thread(recallable: bool):
+        """The window and summary; with them the open run, when a recall may count for it."""
         if delegated:
             return None
-        request = thread_pb.GetThreadContextRequest(principal=principal.to_proto(),
-                                                    thread_id=thread_id)
+        request = thread_pb.GetThreadContextRequest(
+            principal=principal.to_proto(), thread_id=thread_id,
+            include_open_run=recallable and not run_id)
         if window is not None:
             request.max_working_memory_messages = window
         async with upstream("thread_memory"):
             return await upstreams.thread_memory.GetThreadContext(request)
 
-    async def open_run():
-        if delegated or run_id:
-            return run_id
-        try:
-            async with upstream("journal"):
-                journal = await upstreams.journal.for_thread(principal.account_id, thread_id)
-                reply = await journal.GetRun(journal_pb.GetRunRequest(
-                    principal=principal.to_proto(), thread_id=thread_id))
-        except DomainError as exc:
-            if exc.code == grpc.StatusCode.NOT_FOUND:  # no run is open
-                return ""
-            raise
-        return reply.run.run_id
-
     async def past_runs(asked: str, run: str) -> str:
         request = learning_pb.RecallProceduresRequest(principal=principal.to_proto(), task=asked)
         if run and thread_id:
             request.thread_id, request.run_id = thread_id, run
-        async with upstream("agent_memory"):
-            return (await upstreams.learning.RecallProcedures(request)).rendered
+        return await pinned_facts.past_runs(upstreams.learning, request)
 
-    (pinned, run), context = await asyncio.gather(pinned_and_run(), thread())
+    pinned = pinned_facts.kept_pinned(principal)
+    if pinned is not None:
+        context = await thread(pinned.procedures_recallable)
+    else:  # not known yet whether a recall follows: the open run comes along anyway
+        pinned, context = await asyncio.gather(
+            pinned_facts.list_pinned(upstreams.agent_memory, principal), thread(True))
+    run = run_id or (context.open_run_id if context is not None else "")
     asked = task or (latest_task(context.messages) if context is not None else "")
     procedures = await past_runs(asked, run) if asked and pinned.procedures_recallable else ""
     facts = [e for e in pinned.entries if not _from_a_tool(e)]

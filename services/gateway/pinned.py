@@ -1,11 +1,16 @@
-"""Agent memory's ListPinned answers, cached while agent memory says what changes.
+"""Agent memory's ListPinned and RecallProcedures answers, cached while agent memory
+says what changes.
 
 Every turn asks ListPinned (BuildContext), and the answer changes only when
-memories, procedures or the account's settings do. Each replica keeps answers
-by their whole request (``CACHE_SIZE`` at most), but only while its
-WatchPinnedChanges stream to agent memory is subscribed: agent memory announces
-every change that can alter an answer, whoever makes it (PostgreSQL triggers),
-and an announcement for an account drops that account's answers. When the
+memories, procedures or the account's settings do. A turn whose agent has
+procedures also asks RecallProcedures, whose answer (the rendered records of past
+runs) changes only when the account's procedures or settings do; its request names
+the run the recall counts for, so each run still asks once and has its recall
+recorded. Each replica keeps answers by their whole request (``CACHE_SIZE`` of
+each at most), but only while its WatchPinnedChanges stream to agent memory is
+subscribed: agent memory announces every change that can alter an answer,
+whoever makes it (PostgreSQL triggers), and an announcement for an account drops
+that account's answers. When the
 stream breaks the replica drops everything and asks agent memory every time
 until it has subscribed again (retrying with backoff). Calls this replica makes
 to agent memory that may write drop the caller's account as soon as they
@@ -15,7 +20,8 @@ the announcement.
 An answer is also kept no longer than ``max_age_seconds`` (which bounds a
 stream that stalls without breaking) and no later than the earliest
 ``expires_at`` it holds: an expired entry leaves the answer with no write to
-announce it.
+announce it. A recall answered without the vector index (``partial``) is not
+kept: the index coming back announces nothing.
 
 A read that started before an announcement and ends after it must not store
 what it read: every read and every drop takes a number from one sequence; an
@@ -35,6 +41,8 @@ from dataclasses import dataclass
 import grpc
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as memory_grpc
+from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
+from agentmemory.agent_memory.v1 import learning_service_pb2_grpc as learning_grpc
 from cachetools import LRUCache
 
 from libs import tasks
@@ -43,15 +51,17 @@ from libs.identity import Principal
 
 logger = logging.getLogger(__name__)
 
-# Answers run from a few hundred bytes to ~25 KB (ten facts and ten 2,000-character
-# blocks): at most ~250 MB per replica, far less in practice.
+# Of each kind. ListPinned answers run from a few hundred bytes to ~25 KB (ten facts
+# and ten 2,000-character blocks), recalls to a few KB (three procedures' steps): at
+# most ~300 MB per replica, far less in practice.
 CACHE_SIZE = 10_000
 RETRY_SECONDS = 1.0  # as the other listeners (libs.invalidations, gRPC's reconnects)
 # A watch is a call like any other and has a deadline: one renewed daily.
 WATCH_SECONDS = 24 * 3600.0
-# Calls to agent memory that write nothing a ListPinned answer shows (a recall
-# bumps only counters, which the triggers do not announce either). Any other call
-# counts as a write: one missing here costs a cache miss, never a stale answer.
+# Calls to agent memory that write nothing a kept answer shows (a recall bumps only
+# counters, and RecallProcedures records only which run recalled what, which the
+# triggers do not announce either). Any other call counts as a write: one missing
+# here costs a cache miss, never a stale answer.
 READS = frozenset({"ListPinned", "Recall", "GetEntry", "ListEntries", "GetAgentSettings",
                    "GetAccountSettings", "ListMemories", "GetMemory", "ListAudit",
                    "ExportMemories", "ExplainMemory", "RecallProcedures", "RetrieveContext",
@@ -60,7 +70,7 @@ READS = frozenset({"ListPinned", "Recall", "GetEntry", "ListEntries", "GetAgentS
 
 @dataclass(frozen=True)
 class _Kept:
-    reply: memory_pb.ListPinnedResponse
+    answer: memory_pb.ListPinnedResponse | str
     read: int  # the sequence number taken when its read started
     until: float  # time.time() after which it is stale
 
@@ -87,28 +97,44 @@ class PinnedCache:
         self._max_age = max_age_seconds
         self._retry_seconds = retry_seconds
         self._clock = clock
-        self._kept: LRUCache[tuple[str, bytes], _Kept] = LRUCache(CACHE_SIZE)
+        self._pinned: LRUCache[tuple[str, bytes], _Kept] = LRUCache(CACHE_SIZE)
+        self._past_runs: LRUCache[tuple[str, bytes], _Kept] = LRUCache(CACHE_SIZE)
         self._drops = _Drops(10 * CACHE_SIZE)
         self._sequence = 0
         #: True while the watch is subscribed: only then is anything kept or served.
         self.subscribed = False
 
+    def kept_pinned(self, principal: Principal) -> memory_pb.ListPinnedResponse | None:
+        """The answer :meth:`list_pinned` would serve without asking agent memory, if any."""
+        return self._served(self._pinned, _key(principal.account_id, _pinned_request(principal)))
+
     async def list_pinned(self, agent_memory: memory_grpc.AgentMemoryServiceStub,
                           principal: Principal) -> memory_pb.ListPinnedResponse:
-        request = memory_pb.ListPinnedRequest(principal=principal.to_proto())
-        account_id = principal.account_id
-        key = (account_id, request.SerializeToString(deterministic=True))
-        if self.subscribed:
-            kept = self._kept.get(key)
-            if (kept is not None and kept.read > self._drops.since(account_id)
-                    and self._clock() < kept.until):
-                return kept.reply
+        request = _pinned_request(principal)
+        key = _key(principal.account_id, request)
+        kept = self._served(self._pinned, key)
+        if kept is not None:
+            return kept
         read = self._next()
         async with upstream("agent_memory"):
             reply = await agent_memory.ListPinned(request)
-        if self.subscribed and self._drops.since(account_id) < read:
-            self._kept[key] = _Kept(reply, read, self._until(reply))
+        self._keep(self._pinned, key, _Kept(reply, read, self._until(reply)))
         return reply
+
+    async def past_runs(self, learning: learning_grpc.LearningServiceStub,
+                        request: learning_pb.RecallProceduresRequest) -> str:
+        """RecallProcedures' rendered records of past runs (what a context shows)."""
+        key = _key(request.principal.account_id, request)
+        kept = self._served(self._past_runs, key)
+        if kept is not None:
+            return kept
+        read = self._next()
+        async with upstream("agent_memory"):
+            reply = await learning.RecallProcedures(request)
+        if not reply.partial:
+            self._keep(self._past_runs, key,
+                       _Kept(reply.rendered, read, self._clock() + self._max_age))
+        return reply.rendered
 
     def forget(self, account_id: str) -> None:
         self._drops[account_id] = self._next()
@@ -116,7 +142,21 @@ class PinnedCache:
     def forget_all(self) -> None:
         self._drops.floor = self._next()
         self._drops.clear()
-        self._kept.clear()
+        self._pinned.clear()
+        self._past_runs.clear()
+
+    def _served(self, kept_answers: LRUCache, key: tuple[str, bytes]):
+        if not self.subscribed:
+            return None
+        kept = kept_answers.get(key)
+        if (kept is not None and kept.read > self._drops.since(key[0])
+                and self._clock() < kept.until):
+            return kept.answer
+        return None
+
+    def _keep(self, kept_answers: LRUCache, key: tuple[str, bytes], kept: _Kept) -> None:
+        if self.subscribed and self._drops.since(key[0]) < kept.read:
+            kept_answers[key] = kept
 
     @contextlib.asynccontextmanager
     async def watching(self, agent_memory: memory_grpc.AgentMemoryServiceStub
@@ -169,6 +209,14 @@ class PinnedCache:
             if entry.HasField("expires_at"):
                 until = min(until, entry.expires_at.ToMicroseconds() / 1e6)
         return until
+
+
+def _pinned_request(principal: Principal) -> memory_pb.ListPinnedRequest:
+    return memory_pb.ListPinnedRequest(principal=principal.to_proto())
+
+
+def _key(account_id: str, request) -> tuple[str, bytes]:
+    return account_id, request.SerializeToString(deterministic=True)
 
 
 class ForgetOnWrite(grpc.aio.UnaryUnaryClientInterceptor):

@@ -63,11 +63,12 @@ class GatewayDependencies:
         "listening connection stalls without breaking.")
     pinned_cache_seconds: float = setting(
         "PINNED_CACHE_SECONDS", 60.0, "How long agent memory's ListPinned answer (pinned facts, "
-        "blocks) is used for BuildContext without asking again; 0 disables the cache. Answers "
+        "blocks) and RecallProcedures answer (records of past runs, asked once per run and "
+        "task) are used for BuildContext without asking again; 0 disables the cache. Answers "
         "are kept only while agent memory's WatchPinnedChanges stream is up, and any change "
-        "to an account's memories drops its answers at once on every replica; this bounds only "
-        "a stream that stalls without breaking. An answer also ends when an entry in it "
-        "expires.")
+        "to an account's memories, procedures or settings drops its answers at once on every "
+        "replica; this bounds only a stream that stalls without breaking. An answer also ends "
+        "when an entry in it expires.")
     settings_cache_seconds: float = setting(
         "SETTINGS_CACHE_SECONDS", 5.0, "How long an agent's Memory binding (agent memory's "
         "memory_bound and memory_enabled settings) is used without asking again: a change "

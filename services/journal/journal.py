@@ -24,7 +24,7 @@ from libs.journal_client import shard_of
 from services.journal import uniffi_speedup
 from services.journal.keys import ThreadRef
 from services.journal.object_store import build_object_store
-from services.journal.runs import Outcome, RunRecord
+from services.journal.runs import OpenRun, Outcome, RunRecord
 from services.journal.settings import ShardSettings, StoreSettings
 from services.journal.shard import AppendResult, Shard, ThreadStats, ToolCallLocation
 from services.journal.tool_calls import ToolCallRecord, merge_result
@@ -135,10 +135,11 @@ class Journal:
         )
 
     async def read_recent(
-        self, principal: Principal, thread_id: str, limit: int
-    ) -> list[message_pb2.Message]:
+        self, principal: Principal, thread_id: str, limit: int, *, with_open_run: bool = False
+    ) -> tuple[list[message_pb2.Message], OpenRun | None]:
         thread = _thread(principal, thread_id)
-        return await self._shard_for(thread).read_recent(thread, principal.user_id, limit)
+        return await self._shard_for(thread).read_recent(thread, principal.user_id, limit,
+                                                         with_open_run=with_open_run)
 
     async def read_range(
         self, principal: Principal, thread_id: str, from_offset: int, limit: int

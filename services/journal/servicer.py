@@ -38,8 +38,9 @@ class JournalServicer(pb_grpc.JournalServiceServicer):
         principal = parse_principal(request.principal)
         thread_id = require_id(request.thread_id, "thread_id")
         limit = limits.count(request.limit, "limit", default=DEFAULT_RECENT, maximum=MAX_READ_LIMIT)
-        messages = await self._journal.read_recent(principal, thread_id, limit)
-        return pb.ReadRecentResponse(messages=messages)
+        messages, run = await self._journal.read_recent(principal, thread_id, limit,
+                                                        with_open_run=request.include_open_run)
+        return pb.ReadRecentResponse(messages=messages, open_run_id=run.run_id if run else "")
 
     async def ReadRange(self, request: pb.ReadRangeRequest, context) -> pb.ReadRangeResponse:
         principal = parse_principal(request.principal)

@@ -66,7 +66,7 @@ from services.journal.records import (
     ThreadStats,
     ToolCallLocation,
 )
-from services.journal.runs import Outcome, RunRecord
+from services.journal.runs import OpenRun, Outcome, RunRecord
 from services.journal.validation import PreparedMessage
 
 logger = logging.getLogger(__name__)
@@ -374,13 +374,21 @@ class Shard:
         return await self.thread_state(thread, user_id) is not None
 
     async def read_recent(
-        self, thread: ThreadRef, user_id: str | None, limit: int
-    ) -> list[message_pb2.Message]:
-        if not await self._visible(thread, user_id):
-            return []
+        self, thread: ThreadRef, user_id: str | None, limit: int, *, with_open_run: bool = False
+    ) -> tuple[list[message_pb2.Message], OpenRun | None]:
+        """The last ``limit`` messages, oldest first, and with ``with_open_run`` the
+        thread's open run (from its durable state, as ``get_run`` reads it)."""
+        run = None
+        if with_open_run:
+            state = await self.thread_state(thread, user_id)
+            if state is None:
+                return [], None
+            run = state.run
+        elif not await self._visible(thread, user_id):
+            return [], None
         prefix = keys.messages_prefix(thread)
         rows = await self._scan(prefix, keys.prefix_end(prefix), limit, IterationOrder.DESCENDING)
-        return [_message(value) for _, value in reversed(rows)]
+        return [_message(value) for _, value in reversed(rows)], run
 
     async def read_range(
         self, thread: ThreadRef, user_id: str | None, from_offset: int, limit: int

@@ -1,4 +1,6 @@
-"""GetThreadContext: the recent window straight from the journal, and the summary.
+"""GetThreadContext: the recent window straight from the journal, and the summary
+(and, for a caller that asks, the thread's open run, which the journal reads with the
+window: it owns runs, and the caller saves a call of its own).
 
 No cache in front of the window and no fallback: if the journal cannot be read
 the call fails (UNAVAILABLE) rather than return a stale window. The summary
@@ -47,14 +49,17 @@ class ThreadContext:
         self._scheduler = scheduler
 
     async def get(self, principal: Principal, thread_id: str, requested: int | None,
-                  metadata: struct_pb2.Struct | None
-                  ) -> tuple[list[message_pb2.Message], Summary | None]:
+                  metadata: struct_pb2.Struct | None, *, with_open_run: bool = False
+                  ) -> tuple[list[message_pb2.Message], Summary | None, str]:
+        """The window, the summary and, if asked, the thread's open run as the journal
+        read it with the window ('' when none)."""
         size = window_size(requested, metadata)
-        messages, summary = await asyncio.gather(
-            self._journal.recent(principal, thread_id, size), self.summary(principal, thread_id))
+        (messages, open_run), summary = await asyncio.gather(
+            self._journal.recent_and_open_run(principal, thread_id, size, with_open_run),
+            self.summary(principal, thread_id))
         if leaves_a_gap(messages, summary):
             await self._after_a_gap(principal, thread_id)
-        return messages, summary
+        return messages, summary, open_run
 
     async def _after_a_gap(self, principal: Principal, thread_id: str) -> None:
         thread = ThreadKey(principal.account_id, principal.agent_id, thread_id)

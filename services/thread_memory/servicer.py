@@ -21,10 +21,12 @@ class ThreadMemoryServicer(pb_grpc.ThreadMemoryServiceServicer):
         principal = parse_principal(request.principal)
         thread_id = require_id(request.thread_id, "thread_id")
         metadata = request.thread_metadata if request.HasField("thread_metadata") else None
-        messages, summary = await self._context.get(
-            principal, thread_id, conversions.requested_window(request), metadata)
+        messages, summary, open_run = await self._context.get(
+            principal, thread_id, conversions.requested_window(request), metadata,
+            with_open_run=request.include_open_run)
         return pb.GetThreadContextResponse(messages=messages,
-                                           summary=conversions.summary(summary))
+                                           summary=conversions.summary(summary),
+                                           open_run_id=open_run)
 
     async def GetSummary(self, request: pb.GetSummaryRequest, context) -> pb.GetSummaryResponse:
         principal = parse_principal(request.principal)

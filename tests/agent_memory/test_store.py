@@ -151,4 +151,5 @@ async def test_migrations_are_versioned_and_applied_once(memory):
                                                              ("agent_memory", 3),
                                                              ("agent_memory", 4),
                                                              ("agent_memory", 5),
-                                                             ("agent_memory", 6)]
+                                                             ("agent_memory", 6),
+                                                             ("agent_memory", 7)]

@@ -9,6 +9,7 @@ import asyncio
 import json
 import time
 
+import asyncpg
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
 from agentmemory.common.v1 import message_pb2, principal_pb2, run_pb2
@@ -228,3 +229,89 @@ async def test_a_turn_of_an_agent_without_procedures_recalls_nothing_and_looks_u
         assert [m.content for m in context.messages] == [
             "Please book a flight to Porto for Friday"]
         assert await counts() == before
+
+
+async def test_a_turn_with_procedures_asks_agent_memory_once_per_run_and_the_journal_never(
+        platform):
+    """The open run comes with the window, and the recall's answer from the gateway's
+    cache: each run's first turn asks agent memory (so the recall counts for that run),
+    the next turns of the run are served, and a success reaches the next context."""
+    account = "learning-turns"
+    key = platform.key(account)
+    platform.bind_memory(account, LEARNING_AGENT)
+    ports = platform.metrics_ports
+
+    async def counts() -> tuple[float, float]:
+        memory, journal = await asyncio.gather(asyncio.to_thread(scrape, ports["agent_memory"]),
+                                               asyncio.to_thread(scrape, ports["journal"]))
+        return (sample(memory, "rpc_server_requests_total", grpc_code="OK",
+                       rpc_service="agentmemory.agent_memory.v1.LearningService",
+                       rpc_method="RecallProcedures"),
+                sample(journal, "rpc_server_requests_total", grpc_code="OK",
+                       rpc_service="agentmemory.journal.v1.JournalService", rpc_method="GetRun"))
+
+    async with clients.channel(platform.gateway, default_timeout=30) as channel:
+        gateway = pb_grpc.GatewayServiceStub(channel)
+        runs = run_grpc.RunServiceStub(channel)
+        learning = glearning_grpc.LearningServiceStub(channel)
+
+        async def run(thread: str, run_id: str, messages=(), finish: bool = False) -> None:
+            await runs.StartRun(run_pb.StartRunRequest(caller=CALLER, thread_id=thread,
+                                                       run_id=run_id), metadata=auth(key))
+            if messages:
+                await gateway.AppendMessages(pb.AppendMessagesRequest(
+                    caller=CALLER, thread_id=thread, messages=messages), metadata=auth(key))
+            if finish:
+                await runs.FinishRun(run_pb.FinishRunRequest(
+                    caller=CALLER, thread_id=thread, run_id=run_id,
+                    outcome=run_pb2.RUN_OUTCOME_SUCCEEDED), metadata=auth(key))
+
+        async def past_runs() -> str:
+            context = await gateway.BuildContext(pb.BuildContextRequest(
+                caller=CALLER, thread_id="next"), metadata=auth(key))
+            [past] = [m.content for m in context.messages if m.content.startswith(HEADER)]
+            return past
+
+        await run("learned", "r1", turn("a", "Book me a flight to Porto next Friday"),
+                  finish=True)
+        await eventually(lambda: _procedures(learning, key))
+        await eventually(lambda: _indexed(platform, account))  # no announcement to come
+        await asyncio.sleep(0.3)
+        await gateway.AppendMessages(pb.AppendMessagesRequest(
+            caller=CALLER, thread_id="next", messages=[message_pb2.Message(
+                id="n-u", role=USER, content="Please book a flight to Porto for Friday")]),
+            metadata=auth(key))
+        await run("next", "r2")
+        recalls, run_lookups = await counts()
+        shown = [await past_runs() for _ in range(3)]
+        assert 'successes="0"' in shown[0] and shown == [shown[0]] * 3
+        assert await counts() == (recalls + 1, run_lookups)
+
+        await runs.FinishRun(run_pb.FinishRunRequest(
+            caller=CALLER, thread_id="next", run_id="r2",
+            outcome=run_pb2.RUN_OUTCOME_SUCCEEDED), metadata=auth(key))
+
+        async def counted() -> bool:  # the recall counted for r2, which succeeded
+            return 'successes="1"' in await past_runs()
+
+        await eventually(counted, timeout=20)
+        await run("next", "r3")
+        recalls, _ = await counts()
+        assert 'successes="1"' in await past_runs() and 'successes="1"' in await past_runs()
+        assert await counts() == (recalls + 1, run_lookups)
+
+
+async def _procedures(learning, key: str) -> list:
+    return list((await learning.ListProcedures(glearning_pb.ListProceduresRequest(
+        caller=CALLER), metadata=auth(key))).procedures)
+
+
+async def _indexed(platform, account: str) -> bool:
+    connection = await asyncpg.connect(
+        platform.services["agent_memory"].env["AGENT_MEMORY_POSTGRES_DSN"])
+    try:
+        return await connection.fetchval(
+            "SELECT count(*) FROM procedures WHERE account_id = $1 AND indexed_at IS NOT NULL",
+            account) == 1
+    finally:
+        await connection.close()

@@ -112,6 +112,31 @@ async def test_run_rules_idempotency_and_errors(local_journal):
     assert found.run.run_id == "r"
 
 
+async def test_the_window_read_answers_the_open_run_when_asked(local_journal):
+    """ReadRecent with include_open_run: the run GetRun would give, in the same call."""
+    journal = local_journal
+
+    async def window(thread: str, who=None, asked: bool = True) -> tuple[list[str], str]:
+        reply = await journal.stub.ReadRecent(pb.ReadRecentRequest(
+            principal=who or principal(user="ana"), thread_id=thread, limit=2,
+            include_open_run=asked))
+        return [m.id for m in reply.messages], reply.open_run_id
+
+    ana = principal(user="ana")
+    await journal.append("mine", [message("m1"), message("m2"), message("m3")], who=ana)
+    assert await window("mine") == (["m2", "m3"], "")
+    await start(journal, "mine", "r1", who=ana)
+    assert await window("mine") == (["m2", "m3"], "r1")
+    assert await window("mine", asked=False) == (["m2", "m3"], "")
+    # Another user, agent or account: no messages and no run, as GetRun says nothing.
+    for other in (principal(user="bob"), principal(agent="other", user="ana"),
+                  principal(account="other", user="ana")):
+        assert await window("mine", other) == ([], "")
+    assert await window("never-written") == ([], "")
+    await finish(journal, "mine", "r1", who=ana)
+    assert await window("mine") == (["m2", "m3"], "")
+
+
 async def test_an_idle_run_is_closed_at_last_activity_plus_the_timeout(tmp_path):
     env = {"JOURNAL_OBJECT_STORE": "local", "JOURNAL_LOCAL_PATH": str(tmp_path / "j"),
            "JOURNAL_RUN_IDLE_TIMEOUT_SECONDS": "1"}

@@ -6,6 +6,8 @@ import contextlib
 
 import grpc
 import pytest
+from agentmemory.common.v1 import run_pb2
+from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
 from google.protobuf import struct_pb2
 
@@ -50,6 +52,23 @@ async def test_a_10000_message_thread_gives_its_last_20(thread_memory):
             "long", [message(f"m{i}", f"message {i}") for i in range(start, start + 100)])
     reply = await thread_memory.context("long")
     assert [m.offset for m in reply.messages] == list(range(9981, 10001))
+
+
+async def test_the_open_run_comes_with_the_window_when_asked(thread_memory):
+    journal = thread_memory.journal
+    await journal.append("t", [message(f"m{i}") for i in range(3)])
+    await journal.stub.StartRun(journal_pb.StartRunRequest(principal=principal(), thread_id="t",
+                                                           run_id="r1"))
+    asked = await thread_memory.context("t", include_open_run=True)
+    assert asked.open_run_id == "r1" and [m.id for m in asked.messages] == ["m0", "m1", "m2"]
+    assert (await thread_memory.context("t")).open_run_id == ""  # not asked: not read
+    hidden = await thread_memory.context("t", who=principal(account="other"),
+                                         include_open_run=True)
+    assert (hidden.open_run_id, list(hidden.messages)) == ("", [])
+    await journal.stub.FinishRun(journal_pb.FinishRunRequest(
+        principal=principal(), thread_id="t", run_id="r1",
+        outcome=run_pb2.RUN_OUTCOME_SUCCEEDED))
+    assert (await thread_memory.context("t", include_open_run=True)).open_run_id == ""
 
 
 async def test_journal_down_fails_rather_than_answer_stale(local_journal, redis_server,

@@ -30,7 +30,7 @@ class LearnedProcedures:
 
     async def relevant(self, actor: Actor, query: str, limit: int = RECALLED,
                        run: tuple[str, str] | None = None) -> list[Procedure]:
-        found, _ = await self._learning.recall(actor, query, limit, run)
+        found = (await self._learning.recall(actor, query, limit, run)).found
         return [Procedure(str(r.procedure.id), r.procedure.task, "; ".join(
             f"{step.tool_name}({step.arguments}) -> {step.status}"
             for step in r.procedure.steps)) for r in found]

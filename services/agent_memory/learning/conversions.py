@@ -17,7 +17,7 @@ from services.agent_memory import conversions as memory_conversions
 from services.agent_memory.learning.model import (
     LearningAudit,
     Procedure,
-    Recalled,
+    Recall,
     SkillState,
     Suggestion,
     SuggestionKind,
@@ -121,11 +121,11 @@ def procedure(value: Procedure) -> pb.Procedure:
         purge_after=_time(value.purge_after))
 
 
-def recalled(values: list[Recalled], rendered: str) -> pb.RecallProceduresResponse:
+def recalled(recall: Recall) -> pb.RecallProceduresResponse:
     return pb.RecallProceduresResponse(
         procedures=[pb.RecalledProcedure(procedure=procedure(r.procedure),
-                                         similarity=r.similarity) for r in values],
-        rendered=rendered)
+                                         similarity=r.similarity) for r in recall.found],
+        rendered=recall.rendered, partial=recall.partial)
 
 
 def audit_record(value: LearningAudit) -> pb.LearningAuditRecord:

@@ -141,6 +141,16 @@ class Recalled:
     similarity: float
 
 
+@dataclass(frozen=True)
+class Recall:
+    """What a task recalls, rendered; ``partial`` when the vector index could not be
+    asked (only procedures not in it yet were compared)."""
+
+    found: list[Recalled]
+    rendered: str = ""
+    partial: bool = False
+
+
 class LearningAction(enum.StrEnum):
     SUGGEST = "suggest"
     ACCEPT = "accept"

@@ -48,6 +48,7 @@ from services.agent_memory.learning.model import (
     FinishedRun,
     LearningAction,
     Procedure,
+    Recall,
     Recalled,
     SkillState,
 )
@@ -171,11 +172,12 @@ class Procedures:
     # -- recall --------------------------------------------------------------------------
 
     async def recall(self, actor: Actor, task: str, limit: int,
-                     run: tuple[str, str] | None) -> list[Recalled]:
+                     run: tuple[str, str] | None) -> Recall:
         """Up to ``limit`` (at most three) procedures for ``task``; with a (thread, run),
         the recall is recorded for scoring."""
         query = await self._task_vector(task)
         ids: list[UUID] = []
+        partial = False
         name = collection(actor.account_id, actor.environment, self._embedder)
         where = IndexFilter(actor.agent_id, actor.user_id, self._clock.now().timestamp(), (KIND,))
         try:
@@ -184,6 +186,7 @@ class Procedures:
             ids = [h.id for h in hits]
         except Exception as exc:  # the index is down: unindexed candidates still answer
             logger.warning("procedure index unavailable: %s", exc)
+            partial = True
         candidates = await self._store.recall_candidates(actor, ids, _CANDIDATES)
         wanted = numpy.asarray(query, dtype=numpy.float32)
         scored = []
@@ -200,7 +203,7 @@ class Procedures:
         found = scored[:min(limit, MAX_RECALL)]
         if run is not None and found:
             await self._record_uses(actor, run, [r.procedure.id for r in found])
-        return found
+        return Recall(found, render(found), partial)
 
     async def _record_uses(self, actor: Actor, run: tuple[str, str], ids: list[UUID]) -> None:
         uses = [(actor.account_id, actor.environment, actor.agent_id, *run, i) for i in ids]

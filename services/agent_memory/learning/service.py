@@ -12,11 +12,11 @@ from services.agent_memory.learning.credentials import CredentialHolder
 from services.agent_memory.learning.model import (
     LearningAudit,
     Procedure,
-    Recalled,
+    Recall,
     Suggestion,
     SuggestionStatus,
 )
-from services.agent_memory.learning.procedures import Procedures, render
+from services.agent_memory.learning.procedures import Procedures
 from services.agent_memory.learning.store import LearningStore
 from services.agent_memory.learning.suggestions import Suggestions
 from services.agent_memory.model import Actor
@@ -54,15 +54,14 @@ class Learning:
                                               self._clock.now())
 
     async def recall(self, actor: Actor, task: str, limit: int,
-                     run: tuple[str, str] | None) -> tuple[list[Recalled], str]:
+                     run: tuple[str, str] | None) -> Recall:
         if not task.strip():
             raise InvalidArgument("task", "required")
         if len(task) > MAX_TASK_CHARS:
             raise InvalidArgument("task", f"at most {MAX_TASK_CHARS} characters")
         if not await self.recallable(actor):  # nothing to compare: no embedding
-            return [], ""
-        found = await self._procedures.recall(actor, task, limit, run)
-        return found, render(found)
+            return Recall([])
+        return await self._procedures.recall(actor, task, limit, run)
 
     async def recallable(self, actor: Actor) -> bool:
         """Whether :meth:`recall` could find anything for the caller (memory off turns

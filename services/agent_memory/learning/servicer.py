@@ -81,10 +81,10 @@ class LearningServicer(pb_grpc.LearningServiceServicer):
     async def RecallProcedures(self, request, context) -> pb.RecallProceduresResponse:
         actor = memory_conversions.actor(request.principal)
         limit = limits.count(request.limit, "limit", default=MAX_RECALL, maximum=MAX_RECALL)
-        found, rendered = await self._learning.recall(
+        recall = await self._learning.recall(
             actor, request.task, limit,
             conversions.run_reference(request.thread_id, request.run_id))
-        return conversions.recalled(found, rendered)
+        return conversions.recalled(recall)
 
     async def RecordRunFeedback(self, request, context) -> pb.RecordRunFeedbackResponse:
         actor = memory_conversions.actor(request.principal)

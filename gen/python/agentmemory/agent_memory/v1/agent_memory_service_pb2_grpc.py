@@ -257,11 +257,12 @@ class AgentMemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchPinnedChanges(self, request, context):
-        """Platform-internal (gateways cache ListPinned with it): the accounts whose
-        ListPinned answers may have changed, announced by PostgreSQL triggers
-        when a change commits, whoever made it. The first message has
-        `subscribed` set: every change committed after it is announced (at least
-        once). Changes to a memory's recall counters alone are not announced.
+        """Platform-internal (gateways cache ListPinned and RecallProcedures with
+        it): the accounts whose ListPinned or RecallProcedures answers may have
+        changed, announced by PostgreSQL triggers when a change commits, whoever
+        made it. The first message has `subscribed` set: every change committed
+        after it is announced (at least once). Changes to a memory's recall
+        counters, or to a procedure's thumbs alone, are not announced.
         The stream ends (UNAVAILABLE) when this replica stops hearing
         PostgreSQL, or when it shuts down: the caller must then assume it missed
         changes. Names accounts only, never memory content.

@@ -330,12 +330,14 @@ class RecalledProcedure(_message.Message):
     def __init__(self, procedure: _Optional[_Union[Procedure, _Mapping]] = ..., similarity: _Optional[float] = ...) -> None: ...
 
 class RecallProceduresResponse(_message.Message):
-    __slots__ = ("procedures", "rendered")
+    __slots__ = ("procedures", "rendered", "partial")
     PROCEDURES_FIELD_NUMBER: _ClassVar[int]
     RENDERED_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_FIELD_NUMBER: _ClassVar[int]
     procedures: _containers.RepeatedCompositeFieldContainer[RecalledProcedure]
     rendered: str
-    def __init__(self, procedures: _Optional[_Iterable[_Union[RecalledProcedure, _Mapping]]] = ..., rendered: _Optional[str] = ...) -> None: ...
+    partial: bool
+    def __init__(self, procedures: _Optional[_Iterable[_Union[RecalledProcedure, _Mapping]]] = ..., rendered: _Optional[str] = ..., partial: _Optional[bool] = ...) -> None: ...
 
 class RecordRunFeedbackRequest(_message.Message):
     __slots__ = ("principal", "thread_id", "run_id", "rating")

@@ -48,20 +48,24 @@ class AppendResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[AppendResult, _Mapping]]] = ..., last_offset: _Optional[int] = ...) -> None: ...
 
 class ReadRecentRequest(_message.Message):
-    __slots__ = ("principal", "thread_id", "limit")
+    __slots__ = ("principal", "thread_id", "limit", "include_open_run")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_OPEN_RUN_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     thread_id: str
     limit: int
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    include_open_run: bool
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., include_open_run: _Optional[bool] = ...) -> None: ...
 
 class ReadRecentResponse(_message.Message):
-    __slots__ = ("messages",)
+    __slots__ = ("messages", "open_run_id")
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    OPEN_RUN_ID_FIELD_NUMBER: _ClassVar[int]
     messages: _containers.RepeatedCompositeFieldContainer[_message_pb2.Message]
-    def __init__(self, messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ...) -> None: ...
+    open_run_id: str
+    def __init__(self, messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., open_run_id: _Optional[str] = ...) -> None: ...
 
 class ReadRangeRequest(_message.Message):
     __slots__ = ("principal", "thread_id", "from_offset", "page_size", "page_token")

@@ -28,7 +28,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n8agentmemory/thread_memory/v1/thread_memory_service.proto\x12\x1c\x61gentmemory.thread_memory.v1\x1a#agentmemory/common/v1/message.proto\x1a%agentmemory/common/v1/principal.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcf\x01\n\x07Summary\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12-\n\ttimestamp\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1b\n\x13last_message_offset\x18\x03 \x01(\x03\x12\x17\n\x0flast_message_id\x18\x04 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x05 \x01(\t\x12\x13\n\x0btoken_count\x18\x06 \x01(\x05\x12\x15\n\rmessage_count\x18\x07 \x01(\x03\x12\x11\n\tgenerator\x18\x08 \x01(\t\"\xdd\x01\n\x17GetThreadContextRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12(\n\x1bmax_working_memory_messages\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x30\n\x0fthread_metadata\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructB\x1e\n\x1c_max_working_memory_messages\"\x84\x01\n\x18GetThreadContextResponse\x12\x30\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\x12\x36\n\x07summary\x18\x02 \x01(\x0b\x32%.agentmemory.thread_memory.v1.Summary\"[\n\x11GetSummaryRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"L\n\x12GetSummaryResponse\x12\x36\n\x07summary\x18\x01 \x01(\x0b\x32%.agentmemory.thread_memory.v1.Summary\"Z\n\x10SummarizeRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"v\n\x11SummarizeResponse\x12\x36\n\x07summary\x18\x01 \x01(\x0b\x32%.agentmemory.thread_memory.v1.Summary\x12\x15\n\rflushed_facts\x18\x02 \x01(\x05\x12\x12\n\nsummarized\x18\x03 \x01(\x08\"\\\n\x12PurgeThreadRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"J\n\x13PurgeThreadResponse\x12\x17\n\x0fsummary_deleted\x18\x01 \x01(\x08\x12\x1a\n\x12redis_keys_deleted\x18\x02 \x01(\x03\x32\xec\x03\n\x13ThreadMemoryService\x12\x81\x01\n\x10GetThreadContext\x12\x35.agentmemory.thread_memory.v1.GetThreadContextRequest\x1a\x36.agentmemory.thread_memory.v1.GetThreadContextResponse\x12o\n\nGetSummary\x12/.agentmemory.thread_memory.v1.GetSummaryRequest\x1a\x30.agentmemory.thread_memory.v1.GetSummaryResponse\x12l\n\tSummarize\x12..agentmemory.thread_memory.v1.SummarizeRequest\x1a/.agentmemory.thread_memory.v1.SummarizeResponse\x12r\n\x0bPurgeThread\x12\x30.agentmemory.thread_memory.v1.PurgeThreadRequest\x1a\x31.agentmemory.thread_memory.v1.PurgeThreadResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n8agentmemory/thread_memory/v1/thread_memory_service.proto\x12\x1c\x61gentmemory.thread_memory.v1\x1a#agentmemory/common/v1/message.proto\x1a%agentmemory/common/v1/principal.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcf\x01\n\x07Summary\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12-\n\ttimestamp\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1b\n\x13last_message_offset\x18\x03 \x01(\x03\x12\x17\n\x0flast_message_id\x18\x04 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x05 \x01(\t\x12\x13\n\x0btoken_count\x18\x06 \x01(\x05\x12\x15\n\rmessage_count\x18\x07 \x01(\x03\x12\x11\n\tgenerator\x18\x08 \x01(\t\"\xf7\x01\n\x17GetThreadContextRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12(\n\x1bmax_working_memory_messages\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x30\n\x0fthread_metadata\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x18\n\x10include_open_run\x18\x05 \x01(\x08\x42\x1e\n\x1c_max_working_memory_messages\"\x99\x01\n\x18GetThreadContextResponse\x12\x30\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\x12\x36\n\x07summary\x18\x02 \x01(\x0b\x32%.agentmemory.thread_memory.v1.Summary\x12\x13\n\x0bopen_run_id\x18\x03 \x01(\t\"[\n\x11GetSummaryRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"L\n\x12GetSummaryResponse\x12\x36\n\x07summary\x18\x01 \x01(\x0b\x32%.agentmemory.thread_memory.v1.Summary\"Z\n\x10SummarizeRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"v\n\x11SummarizeResponse\x12\x36\n\x07summary\x18\x01 \x01(\x0b\x32%.agentmemory.thread_memory.v1.Summary\x12\x15\n\rflushed_facts\x18\x02 \x01(\x05\x12\x12\n\nsummarized\x18\x03 \x01(\x08\"\\\n\x12PurgeThreadRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"J\n\x13PurgeThreadResponse\x12\x17\n\x0fsummary_deleted\x18\x01 \x01(\x08\x12\x1a\n\x12redis_keys_deleted\x18\x02 \x01(\x03\x32\xec\x03\n\x13ThreadMemoryService\x12\x81\x01\n\x10GetThreadContext\x12\x35.agentmemory.thread_memory.v1.GetThreadContextRequest\x1a\x36.agentmemory.thread_memory.v1.GetThreadContextResponse\x12o\n\nGetSummary\x12/.agentmemory.thread_memory.v1.GetSummaryRequest\x1a\x30.agentmemory.thread_memory.v1.GetSummaryResponse\x12l\n\tSummarize\x12..agentmemory.thread_memory.v1.SummarizeRequest\x1a/.agentmemory.thread_memory.v1.SummarizeResponse\x12r\n\x0bPurgeThread\x12\x30.agentmemory.thread_memory.v1.PurgeThreadRequest\x1a\x31.agentmemory.thread_memory.v1.PurgeThreadResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,21 +38,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SUMMARY']._serialized_start=230
   _globals['_SUMMARY']._serialized_end=437
   _globals['_GETTHREADCONTEXTREQUEST']._serialized_start=440
-  _globals['_GETTHREADCONTEXTREQUEST']._serialized_end=661
-  _globals['_GETTHREADCONTEXTRESPONSE']._serialized_start=664
-  _globals['_GETTHREADCONTEXTRESPONSE']._serialized_end=796
-  _globals['_GETSUMMARYREQUEST']._serialized_start=798
-  _globals['_GETSUMMARYREQUEST']._serialized_end=889
-  _globals['_GETSUMMARYRESPONSE']._serialized_start=891
-  _globals['_GETSUMMARYRESPONSE']._serialized_end=967
-  _globals['_SUMMARIZEREQUEST']._serialized_start=969
-  _globals['_SUMMARIZEREQUEST']._serialized_end=1059
-  _globals['_SUMMARIZERESPONSE']._serialized_start=1061
-  _globals['_SUMMARIZERESPONSE']._serialized_end=1179
-  _globals['_PURGETHREADREQUEST']._serialized_start=1181
-  _globals['_PURGETHREADREQUEST']._serialized_end=1273
-  _globals['_PURGETHREADRESPONSE']._serialized_start=1275
-  _globals['_PURGETHREADRESPONSE']._serialized_end=1349
-  _globals['_THREADMEMORYSERVICE']._serialized_start=1352
-  _globals['_THREADMEMORYSERVICE']._serialized_end=1844
+  _globals['_GETTHREADCONTEXTREQUEST']._serialized_end=687
+  _globals['_GETTHREADCONTEXTRESPONSE']._serialized_start=690
+  _globals['_GETTHREADCONTEXTRESPONSE']._serialized_end=843
+  _globals['_GETSUMMARYREQUEST']._serialized_start=845
+  _globals['_GETSUMMARYREQUEST']._serialized_end=936
+  _globals['_GETSUMMARYRESPONSE']._serialized_start=938
+  _globals['_GETSUMMARYRESPONSE']._serialized_end=1014
+  _globals['_SUMMARIZEREQUEST']._serialized_start=1016
+  _globals['_SUMMARIZEREQUEST']._serialized_end=1106
+  _globals['_SUMMARIZERESPONSE']._serialized_start=1108
+  _globals['_SUMMARIZERESPONSE']._serialized_end=1226
+  _globals['_PURGETHREADREQUEST']._serialized_start=1228
+  _globals['_PURGETHREADREQUEST']._serialized_end=1320
+  _globals['_PURGETHREADRESPONSE']._serialized_start=1322
+  _globals['_PURGETHREADRESPONSE']._serialized_end=1396
+  _globals['_THREADMEMORYSERVICE']._serialized_start=1399
+  _globals['_THREADMEMORYSERVICE']._serialized_end=1891
 # @@protoc_insertion_point(module_scope)

@@ -33,24 +33,28 @@ class Summary(_message.Message):
     def __init__(self, version: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_message_offset: _Optional[int] = ..., last_message_id: _Optional[str] = ..., content: _Optional[str] = ..., token_count: _Optional[int] = ..., message_count: _Optional[int] = ..., generator: _Optional[str] = ...) -> None: ...
 
 class GetThreadContextRequest(_message.Message):
-    __slots__ = ("principal", "thread_id", "max_working_memory_messages", "thread_metadata")
+    __slots__ = ("principal", "thread_id", "max_working_memory_messages", "thread_metadata", "include_open_run")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     MAX_WORKING_MEMORY_MESSAGES_FIELD_NUMBER: _ClassVar[int]
     THREAD_METADATA_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_OPEN_RUN_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     thread_id: str
     max_working_memory_messages: int
     thread_metadata: _struct_pb2.Struct
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., max_working_memory_messages: _Optional[int] = ..., thread_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    include_open_run: bool
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., thread_id: _Optional[str] = ..., max_working_memory_messages: _Optional[int] = ..., thread_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., include_open_run: _Optional[bool] = ...) -> None: ...
 
 class GetThreadContextResponse(_message.Message):
-    __slots__ = ("messages", "summary")
+    __slots__ = ("messages", "summary", "open_run_id")
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    OPEN_RUN_ID_FIELD_NUMBER: _ClassVar[int]
     messages: _containers.RepeatedCompositeFieldContainer[_message_pb2.Message]
     summary: Summary
-    def __init__(self, messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., summary: _Optional[_Union[Summary, _Mapping]] = ...) -> None: ...
+    open_run_id: str
+    def __init__(self, messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., summary: _Optional[_Union[Summary, _Mapping]] = ..., open_run_id: _Optional[str] = ...) -> None: ...
 
 class GetSummaryRequest(_message.Message):
     __slots__ = ("principal", "thread_id")

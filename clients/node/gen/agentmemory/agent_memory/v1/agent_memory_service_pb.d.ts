@@ -917,7 +917,7 @@ export declare type WatchPinnedChangesResponse = Message<"agentmemory.agent_memo
   subscribed: boolean;
 
   /**
-   * An account whose ListPinned answers may have changed.
+   * An account whose ListPinned or RecallProcedures answers may have changed.
    *
    * @generated from field: string account_id = 2;
    */
@@ -2404,11 +2404,12 @@ export declare const AgentMemoryService: GenService<{
     output: typeof ListPinnedResponseSchema;
   },
   /**
-   * Platform-internal (gateways cache ListPinned with it): the accounts whose
-   * ListPinned answers may have changed, announced by PostgreSQL triggers
-   * when a change commits, whoever made it. The first message has
-   * `subscribed` set: every change committed after it is announced (at least
-   * once). Changes to a memory's recall counters alone are not announced.
+   * Platform-internal (gateways cache ListPinned and RecallProcedures with
+   * it): the accounts whose ListPinned or RecallProcedures answers may have
+   * changed, announced by PostgreSQL triggers when a change commits, whoever
+   * made it. The first message has `subscribed` set: every change committed
+   * after it is announced (at least once). Changes to a memory's recall
+   * counters, or to a procedure's thumbs alone, are not announced.
    * The stream ends (UNAVAILABLE) when this replica stops hearing
    * PostgreSQL, or when it shuts down: the caller must then assume it missed
    * changes. Names accounts only, never memory content.

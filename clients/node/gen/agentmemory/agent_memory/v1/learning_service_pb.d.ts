@@ -736,6 +736,14 @@ export declare type RecallProceduresResponse = Message<"agentmemory.agent_memory
    * @generated from field: string rendered = 2;
    */
   rendered: string;
+
+  /**
+   * True when the vector index could not be asked: only procedures not in it
+   * yet were compared, so a similar one may be missing. Not to be cached.
+   *
+   * @generated from field: bool partial = 3;
+   */
+  partial: boolean;
 };
 
 /**

@@ -140,6 +140,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
     add_message "agentmemory.agent_memory.v1.RecallProceduresResponse" do
       repeated :procedures, :message, 1, "agentmemory.agent_memory.v1.RecalledProcedure"
       optional :rendered, :string, 2
+      optional :partial, :bool, 3
     end
     add_message "agentmemory.agent_memory.v1.RecordRunFeedbackRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"

@@ -137,6 +137,7 @@ class Shard:
         self._durable_sequence = last_sequence
         self._advanced = asyncio.Event()
         self._failure: DomainError | None = None
+        self._failed = asyncio.Event()
         self._closing = False
         self._queue: list[PendingAppend] = []
         self._queued = asyncio.Event()
@@ -185,6 +186,15 @@ class Shard:
             self._fail(fenced_error(self.index))
         return self._failure is None
 
+    async def until_failed(self, fencing_poll_seconds: float) -> None:
+        """Return once the shard stops serving: at once when it fails by itself (a write
+        failed, it was stopped), within ``fencing_poll_seconds`` of SlateDB noticing a
+        newer writer (that shows only in its status, refreshed from the manifest each
+        second)."""
+        while self.serving():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._failed.wait(), fencing_poll_seconds)
+
     def stop(self, error: DomainError) -> None:
         """Stop writing at once (fail-stop): every later call fails with ``error``."""
         self._fail(error)
@@ -193,6 +203,7 @@ class Shard:
         if self._failure is None:
             logger.error("shard %d stops serving: %s", self.index, error.message)
             self._failure = error
+            self._failed.set()
         self._wake()
 
     def _raise_if_failed(self) -> None:

@@ -1,6 +1,7 @@
 """An idle journal waits for work instead of polling, and serves the next write at once:
 the WAL is flushed when written (at most once per flush interval), a caught-up
-subscription sleeps until a write, and the memtable is flushed only after writes."""
+subscription sleeps until a write, the memtable is flushed only after writes, and
+health follows a failure at once and fencing as soon as SlateDB sees it."""
 
 from __future__ import annotations
 
@@ -10,22 +11,39 @@ import time
 from collections.abc import AsyncIterator
 
 from agentmemory.journal.v1 import journal_service_pb2 as pb
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from libs import clients
+from libs.errors import Unavailable
 from services.journal.app import running
+from services.journal.journal import ShardOpener
 from services.journal.settings import JournalConfig
 from tests.support.journal_client import JournalClient, message
 
 
-@contextlib.asynccontextmanager
-async def _journal(tmp_path, flush_interval_ms: int) -> AsyncIterator[JournalClient]:
-    config = JournalConfig.from_env({
+def _config(tmp_path, flush_interval_ms: int = 10) -> JournalConfig:
+    return JournalConfig.from_env({
         "JOURNAL_PORT": "0", "JOURNAL_OBJECT_STORE": "local",
         "JOURNAL_LOCAL_PATH": str(tmp_path / "journal"),
         "JOURNAL_FLUSH_INTERVAL_MS": str(flush_interval_ms)})
-    async with running(config) as (journal, server), \
-            clients.channel(f"127.0.0.1:{server.port}") as channel:
-        yield JournalClient(channel, journal=journal)
+
+
+@contextlib.asynccontextmanager
+async def _journal(tmp_path, flush_interval_ms: int = 10) -> AsyncIterator[JournalClient]:
+    async with running(_config(tmp_path, flush_interval_ms)) as (journal, server):
+        address = f"127.0.0.1:{server.port}"
+        async with clients.channel(address) as channel:
+            yield JournalClient(channel, journal=journal, address=address)
+
+
+async def _seconds_until_not_serving(journal: JournalClient, timeout: float) -> float:
+    started = time.monotonic()
+    health = health_pb2_grpc.HealthStub(journal.channel)
+    while (await health.Check(health_pb2.HealthCheckRequest())).status != \
+            health_pb2.HealthCheckResponse.NOT_SERVING:
+        assert time.monotonic() - started < timeout, "still SERVING"
+        await asyncio.sleep(0.01)
+    return time.monotonic() - started
 
 
 async def _timed_append(journal, thread: str, message_id: str) -> float:
@@ -97,3 +115,23 @@ async def test_the_memtable_is_flushed_within_5_s_of_a_write(tmp_path):
         while not list(compacted.glob("*.sst")):
             assert time.monotonic() - written < 5 + 2, "memtable not flushed within 5 s"
             await asyncio.sleep(0.1)
+
+
+async def test_a_shard_that_fails_turns_the_journal_not_serving_at_once(tmp_path):
+    async with _journal(tmp_path) as journal:
+        await asyncio.sleep(1.1)  # the watch is waiting (a 0.25 s poll would look 0.15 s late)
+        journal.journal.shards[0].stop(Unavailable("storage lost", reason="JOURNAL_UNAVAILABLE"))
+        assert await _seconds_until_not_serving(journal, 5) < 0.1  # it polled every 0.25 s
+
+
+async def test_a_fenced_idle_journal_turns_not_serving_once_slatedb_sees_the_newer_writer(
+        tmp_path):
+    """SlateDB reads its manifest each second; the health watch looks each second."""
+    async with _journal(tmp_path) as journal:
+        await journal.append("t", [message("m")])
+        config = _config(tmp_path)
+        newer = await ShardOpener(config.store, config.shards).open(0)  # fences this one
+        try:
+            assert await _seconds_until_not_serving(journal, 10) < 2.5
+        finally:
+            await newer.close()

@@ -32,8 +32,8 @@ from services.journal.settings import JournalConfig
 logger = logging.getLogger(__name__)
 
 SERVICE_NAME = journal_service_pb2.DESCRIPTOR.services_by_name["JournalService"].full_name
-# SlateDB notices a newer writer when it reads its manifest, once a second: looking at its
-# status more often would only wake this process for nothing.
+# SlateDB notices a newer writer when it reads its manifest, once a second; looking at its
+# status four times as often would report it at most 0.75 s sooner.
 FENCING_POLL_SECONDS = 1.0
 COMMIT_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 

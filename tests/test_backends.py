@@ -1,4 +1,5 @@
-"""The embedded PostgreSQL of `make run` and the fixtures, wherever the caller's files are."""
+"""The embedded PostgreSQL of `make run` and the fixtures, wherever the caller's files are;
+the embedded Valkey, quiet when idle."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import asyncpg
+from redis.asyncio import Redis
 
 from tests.support.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
@@ -60,3 +62,15 @@ def test_deleting_the_data_dir_leaves_no_cluster_behind(tmp_path):
 
     EmbeddedPostgres(tmp_path / "second", free_port()).start().stop()
     assert not cluster.exists()
+
+
+async def test_the_embedded_redis_keeps_house_once_a_second_and_serves_no_expired_key(
+        redis_server):
+    redis = Redis.from_url(redis_server.url)
+    try:
+        assert (await redis.config_get("hz"))["hz"] == "1"  # not ten times a second, idle
+        await redis.set("short", "lived", px=100)
+        await asyncio.sleep(0.2)
+        assert await redis.get("short") is None and not await redis.exists("short")
+    finally:
+        await redis.aclose()

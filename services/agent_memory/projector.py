@@ -8,18 +8,22 @@ deleted, superseded or expired: the index holds live memories only.
 Acting on current state makes the projection idempotent and order-free. When
 the index or the embedder fails, the rows stay, with a backoff, and are
 retried; nothing is lost.
+
+A write in this process, or a NOTIFY from another, starts a pass at once; the
+projector also looks by itself (for retries come due, or a missed notice) a
+second after a pass that found work, then less and less often while it finds
+none, at least every IDLE_POLL_SECONDS.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
 
 from libs.embeddings import Embedder
 from libs.model import ChatModel
+from libs.pacing import IdleBackoff
 from services.agent_memory import index as vector_index
 from services.agent_memory import sparse
 from services.agent_memory.clock import Clock
@@ -30,6 +34,8 @@ from services.agent_memory.retrieval import entities
 from services.agent_memory.retrieval.store import add_entities, refresh_entities
 
 logger = logging.getLogger(__name__)
+
+IDLE_POLL_SECONDS = 30.0
 
 
 def indexed_text(entry: Entry) -> str:
@@ -64,12 +70,11 @@ class Projector:
         self._embedder = embedder
         self._clock = clock
         self._batch = batch
-        self._poll = poll_seconds
-        self._wake = asyncio.Event()
+        self._poll = IdleBackoff(poll_seconds, IDLE_POLL_SECONDS)
 
     def kick(self) -> None:
         """Something was written: drain now rather than at the next poll."""
-        self._wake.set()
+        self._poll.wake()
 
     async def drain(self) -> int:
         """Project everything due now; returns the outbox rows handled."""
@@ -130,18 +135,17 @@ class Projector:
 
     async def run_forever(self) -> None:
         def wake(*_) -> None:
-            self._wake.set()
+            self._poll.wake()
 
         async with self._repository.pool.acquire() as connection:
             await connection.add_listener("memory_outbox", wake)
             try:
                 while True:
                     try:
-                        await self.drain()
+                        busy = await self.drain() > 0
                     except Exception:
                         logger.exception("projector pass failed; retrying")
-                    self._wake.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), self._poll)
+                        busy = True
+                    await self._poll.pause(busy=busy)
             finally:
                 await connection.remove_listener("memory_outbox", wake)

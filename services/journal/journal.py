@@ -222,10 +222,6 @@ class Journal:
             location.thread.thread_id, message.id, message.offset, merge_result(call, answer)
         )
 
-    def serving(self) -> bool:
-        """False once any shard is fenced by a newer writer or has failed."""
-        return all([shard.serving() for shard in self.shards])
-
     def begin_shutdown(self) -> None:
         for shard in self.shards:
             shard.begin_shutdown()

@@ -19,8 +19,6 @@ from services.journal.validation import (
 DEFAULT_RECENT = 20
 DEFAULT_PAGE_SIZE = 100
 FEED_BATCH = 256
-# A Subscribe stream wakes at least this often to notice shutdown or fencing.
-FEED_IDLE_WAKE_SECONDS = 1.0
 
 
 class JournalServicer(pb_grpc.JournalServiceServicer):
@@ -88,8 +86,8 @@ class JournalServicer(pb_grpc.JournalServiceServicer):
             events, read_through = await shard.read_feed(cursor, FEED_BATCH, content)
             for event in events:
                 yield conversions.feed_event(event)
-            if read_through == cursor:
-                await shard.wait_for_feed(cursor, FEED_IDLE_WAKE_SECONDS)
+            if read_through == cursor:  # caught up: sleep until a write, a failure or shutdown
+                await shard.wait_for_feed(cursor)
             cursor = read_through
 
     async def StartRun(self, request: pb.StartRunRequest, context) -> pb.StartRunResponse:

@@ -41,8 +41,10 @@ class ShardSettings:
     flush_interval_ms: int = setting(
         "FLUSH_INTERVAL_MS",
         10,
-        "Longest wait before buffered appends are flushed durably together (group commit); "
-        "on S3 each flush is one PUT request, so raise it (50-100) to cut request costs.",
+        "Least time between two flushes of a shard's write-ahead log: appends written "
+        "meanwhile wait for the next flush and share it (group commit); the first append "
+        "after a quiet spell is flushed at once. On S3 each flush is one PUT request, so "
+        "raise it (50-100) to cut request costs.",
     )
     run_idle_timeout_seconds: float = setting(
         "RUN_IDLE_TIMEOUT_SECONDS",

@@ -2,7 +2,8 @@
 
 Writes: appends queue up for the shard's committer, which plans everything
 queued into one atomic batch (see ``commit``), hands it to SlateDB, and moves
-on to the next group while the previous one becomes durable. Each append is
+on to the next group while the previous one becomes durable (``wal``: the WAL
+is flushed once written, at most once per flush interval). Each append is
 answered once its batch is durable; because SlateDB's write-ahead log is
 ordered, a batch is durable only once every earlier batch is.
 
@@ -19,14 +20,17 @@ Reads only ever return durable data.
 
 Run boundaries (``runs``) are written by the same committer. The shard keeps
 the idle deadline of every open run in memory (rebuilt from the ``o/``
-markers when it opens) and a sweeper closes the runs whose deadline passed.
+markers when it opens) and a sweeper closes the runs whose deadline passed: it
+sleeps until the earliest deadline, and while no run is open, until one opens.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 
@@ -68,6 +72,7 @@ from services.journal.records import (
 )
 from services.journal.runs import OpenRun, Outcome, RunRecord
 from services.journal.validation import PreparedMessage
+from services.journal.wal import WalFlusher, flush
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +82,9 @@ logger = logging.getLogger(__name__)
 # something was written bounds that replay (SlateDB alone flushes it only every
 # 4,096 WAL flushes).
 MEMTABLE_FLUSH_SECONDS = 5.0
+# The sweeper looks again at least this often, whatever the deadlines say (the wall clock
+# its deadlines are read on may be set back or forward).
+LONGEST_SWEEP_SLEEP_SECONDS = 60.0
 
 _DURABLE_READ = ReadOptions(
     durability_filter=DurabilityLevel.REMOTE, dirty=False, cache_blocks=True
@@ -110,7 +118,7 @@ DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000
 
 
 class Shard:
-    def __init__(self, index: int, db: Db, last_sequence: int, *,
+    def __init__(self, index: int, db: Db, last_sequence: int, *, flush_interval_ms: int,
                  idle_timeout_ms: int = DEFAULT_IDLE_TIMEOUT_MS,
                  open_runs: dict[ThreadRef, int] | None = None,
                  clock: Callable[[], float] = time.time) -> None:
@@ -119,19 +127,25 @@ class Shard:
         self._threads = ThreadStates(db)
         self._idle_timeout_ms = idle_timeout_ms
         self._clock = clock
-        # Open runs' idle deadlines (ms since the epoch), for the sweeper.
+        # Open runs' idle deadlines (ms since the epoch), for the sweeper, which sleeps
+        # until _sweep_at unless a run's deadline comes earlier (_deadline_sooner).
         self._deadlines: dict[ThreadRef, int] = dict(open_runs or {})
+        self._sweep_at: float = 0
+        self._deadline_sooner = asyncio.Event()
         self._write_lock = asyncio.Lock()
         self._next_sequence = last_sequence + 1
         self._durable_sequence = last_sequence
         self._advanced = asyncio.Event()
         self._failure: DomainError | None = None
+        self._failed = asyncio.Event()
         self._closing = False
         self._queue: list[PendingAppend] = []
         self._queued = asyncio.Event()
         self._settling: set[asyncio.Task] = set()
         #: Told (appends, messages) of every batch written (the metrics' flush sizes).
         self.on_commit: Callable[[int, int], None] | None = None
+        self._wal = WalFlusher(db, flush_interval_ms / 1000,
+                               lambda exc: self._fail(self._translate(exc)))
         self._committer = asyncio.create_task(self._commit_forever())
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self._memtable_flusher = asyncio.create_task(self._flush_memtable_forever())
@@ -143,7 +157,7 @@ class Shard:
     ) -> Shard:
         """Open (and so fence any previous writer of) shard ``index`` of ``count``."""
         settings = Settings.default()
-        settings.set("flush_interval", json.dumps(f"{flush_interval_ms}ms"))
+        settings.set("flush_interval", "null")  # no timer: the shard flushes (``wal``)
         builder = DbBuilder(path, store)
         builder.with_settings(settings)
         db = await builder.build()
@@ -157,7 +171,7 @@ class Shard:
         logger.info("shard %d open at %s, feed sequence %d, %d open run(s)", index, path,
                     last_sequence, len(open_runs))
         return cls(index, db, last_sequence, idle_timeout_ms=idle_timeout_ms,
-                   open_runs=open_runs, clock=clock)
+                   flush_interval_ms=flush_interval_ms, open_runs=open_runs, clock=clock)
 
     # -- state ---------------------------------------------------------------
 
@@ -172,6 +186,15 @@ class Shard:
             self._fail(fenced_error(self.index))
         return self._failure is None
 
+    async def until_failed(self, fencing_poll_seconds: float) -> None:
+        """Return once the shard stops serving: at once when it fails by itself (a write
+        failed, it was stopped), within ``fencing_poll_seconds`` of SlateDB noticing a
+        newer writer (that shows only in its status, refreshed from the manifest each
+        second)."""
+        while self.serving():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._failed.wait(), fencing_poll_seconds)
+
     def stop(self, error: DomainError) -> None:
         """Stop writing at once (fail-stop): every later call fails with ``error``."""
         self._fail(error)
@@ -180,6 +203,7 @@ class Shard:
         if self._failure is None:
             logger.error("shard %d stops serving: %s", self.index, error.message)
             self._failure = error
+            self._failed.set()
         self._wake()
 
     def _raise_if_failed(self) -> None:
@@ -227,13 +251,28 @@ class Shard:
         self._queued.set()
         return await pending.future
 
-    def _sweep_interval(self) -> float:
-        return min(1.0, self._idle_timeout_ms / 4000)
+    def _set_deadline(self, thread: ThreadRef, deadline_ms: int) -> None:
+        self._deadlines[thread] = deadline_ms
+        if deadline_ms < self._sweep_at:
+            self._deadline_sooner.set()
+
+    async def _sleep_until_a_deadline(self) -> None:
+        """Until the earliest open run's deadline, or one sooner is set (no open run: until
+        one opens); at most LONGEST_SWEEP_SLEEP_SECONDS."""
+        self._deadline_sooner.clear()
+        self._sweep_at = min(self._deadlines.values(), default=math.inf)
+        if self._sweep_at == math.inf:
+            await self._deadline_sooner.wait()
+            return
+        seconds = (self._sweep_at - int(self._clock() * 1000)) / 1000
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._deadline_sooner.wait(),
+                                   min(LONGEST_SWEEP_SLEEP_SECONDS, max(0.0, seconds)))
 
     async def _sweep_forever(self) -> None:
         """Close the open runs whose idle deadline passed (see ``runs``)."""
         while self._failure is None:
-            await asyncio.sleep(self._sweep_interval())
+            await self._sleep_until_a_deadline()
             now_ms = int(self._clock() * 1000)
             due = [t for t, deadline in self._deadlines.items() if deadline <= now_ms]
             results = await asyncio.gather(
@@ -276,7 +315,7 @@ class Shard:
                 return
             batch = group.write_batch()
             try:
-                handle = None if batch is None else await self._db.write(batch)
+                handle = None if batch is None else await self._write(batch)
             except Exception as exc:
                 # The batch may or may not have reached SlateDB: stop (fail-stop).
                 error = self._translate(exc)
@@ -290,11 +329,17 @@ class Shard:
                 if run is None:
                     self._deadlines.pop(thread, None)
                 else:
-                    self._deadlines[thread] = run.deadline_ms(self._idle_timeout_ms)
+                    self._set_deadline(thread, run.deadline_ms(self._idle_timeout_ms))
             self._next_sequence = group.next_sequence
         settle = asyncio.create_task(self._settle(handle, self._next_sequence - 1, planned))
         self._settling.add(settle)
         settle.add_done_callback(self._settling.discard)
+
+    async def _write(self, batch: WriteBatch):
+        """Hand ``batch`` to SlateDB; its handle turns durable with the next WAL flush."""
+        handle = await self._db.write(batch)
+        self._wal.written()
+        return handle
 
     async def _settle(self, handle, sequence: int, planned: list[PlannedAppend]) -> None:
         """Answer the group's appends once everything up to ``sequence`` is durable."""
@@ -464,7 +509,7 @@ class Shard:
             batch.delete(keys.thread_state(thread))
             batch.put(keys.purged(thread), b"{}")
             try:
-                handle = await self._db.write(batch)
+                handle = await self._write(batch)
             except Exception as exc:
                 error = self._translate(exc)
                 self._fail(error)
@@ -524,15 +569,12 @@ class Shard:
                                     entry.owner_user, entry.environment, message))
         return events, last
 
-    async def wait_for_feed(self, after_sequence: int, timeout: float) -> None:
-        """Return once the durable sequence passes ``after_sequence`` (or on timeout)."""
-        if self._durable_sequence > after_sequence:
-            return
-        self._raise_if_feed_closed()
-        try:
-            await asyncio.wait_for(self._advanced.wait(), timeout)
-        except TimeoutError:
-            return
+    async def wait_for_feed(self, after_sequence: int) -> None:
+        """Return once the durable sequence passes ``after_sequence``; raise once the shard
+        fails or shuts down (both wake every waiter)."""
+        while self._durable_sequence <= after_sequence:
+            self._raise_if_feed_closed()
+            await self._advanced.wait()
         self._raise_if_feed_closed()
 
     def _raise_if_feed_closed(self) -> None:
@@ -541,11 +583,15 @@ class Shard:
             raise _shutting_down()
 
     async def _flush_memtable_forever(self) -> None:
+        """MEMTABLE_FLUSH_SECONDS after the first write since the last flush, flush again;
+        nothing to flush, no timer."""
         flushed = self._durable_sequence
         while self._failure is None:
+            while self._durable_sequence == flushed and self._failure is None:
+                await self._advanced.wait()
             await asyncio.sleep(MEMTABLE_FLUSH_SECONDS)
-            if self._durable_sequence == flushed:
-                continue
+            if self._failure is not None:
+                return
             sequence = self._durable_sequence
             try:
                 await self._db.flush_with_options(FlushOptions(flush_type=FlushType.MEM_TABLE))
@@ -576,6 +622,7 @@ class Shard:
         await asyncio.gather(self._committer, self._sweeper, self._memtable_flusher,
                              *self._settling,
                              return_exceptions=True)
+        await self._wal.close()  # the appends in flight were answered: nothing left to flush
         try:
             await self._db.shutdown()
         except Error.Closed:
@@ -623,6 +670,7 @@ async def _check_layout(db: Db, index: int, count: int) -> None:
     raw = await db.get(keys.LAYOUT)
     if raw is None:
         handle = await db.put(keys.LAYOUT, json.dumps({"shard": index, "count": count}).encode())
+        await flush(db)
         await handle.await_durable()
         return
     layout = json.loads(raw)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from dataclasses import dataclass, field
 
 from libs.errors import DomainError
 from libs.journal_client import JournalReader
+from libs.pacing import IdleBackoff
 
 REFRESH_SECONDS = 5.0
+IDLE_REFRESH_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,9 @@ def shard_lags(positions: dict[int, int], journal: dict[int, int]) -> list[Shard
 
 @dataclass
 class JournalSequences:
-    """The journal's durable sequence per shard, as last seen (refreshed every few seconds)."""
+    """The journal's durable sequence per shard, as last seen: read every REFRESH_SECONDS
+    while it moves (or cannot be read), then less and less often while it stands still,
+    at least every IDLE_REFRESH_SECONDS."""
 
     journal: JournalReader
     sequences: dict[int, int] = field(default_factory=dict)
@@ -39,7 +41,12 @@ class JournalSequences:
         self.sequences = await self.journal.durable_sequences()
 
     async def run_forever(self) -> None:
+        pacing = IdleBackoff(REFRESH_SECONDS, IDLE_REFRESH_SECONDS)
         while True:
-            with contextlib.suppress(DomainError):
+            before = self.sequences
+            try:
                 await self.refresh()
-            await asyncio.sleep(REFRESH_SECONDS)
+                moved = self.sequences != before
+            except DomainError:
+                moved = True  # try again soon
+            await pacing.pause(busy=moved)

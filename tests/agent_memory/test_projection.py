@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
+from libs.pacing import IdleBackoff
 from services.agent_memory import index as vector_index
 from tests.support.memory_client import pb, principal, recall, store
 
@@ -68,3 +72,33 @@ async def test_reindex_command_shows_progress(memory, capsys):
     assert await reindex(address, "acme", "default") == 0
     out = capsys.readouterr().out
     assert f"{COLLECTION} [{'#' * 40}] 5/5 (100%)" in out
+
+
+async def test_an_idle_projector_looks_less_often_and_a_notified_write_is_projected_at_once(
+        memory, monkeypatch):
+    """Another replica's write arrives by NOTIFY only (this process's kick is off)."""
+    projector, repository = memory.service.projector, memory.service.repository
+    monkeypatch.setattr(projector, "_poll", IdleBackoff(0.1, 30.0))  # the service's, faster
+    monkeypatch.setattr(projector, "kick", lambda: None)
+    looks: list[float] = []
+    claim_outbox = repository.claim_outbox
+
+    async def counted(*args):
+        looks.append(time.monotonic())
+        return await claim_outbox(*args)
+
+    monkeypatch.setattr(repository, "claim_outbox", counted)
+    running = asyncio.create_task(projector.run_forever())
+    try:
+        await asyncio.sleep(3.5)
+        assert 4 <= len(looks) <= 7  # 0, 0.1, 0.3, 0.7, 1.5, 3.1: a steady poll looks 35 times
+        written = time.monotonic()
+        await memory.stub.Store(store("car", "Drives an electric Renault"))
+        while await memory.service.index.count(COLLECTION) == 0:
+            assert time.monotonic() - written < 10, "never projected"
+            await asyncio.sleep(0.02)
+        first_after = min(t for t in looks if t > written)
+        assert first_after - written < 1.0  # woken by the NOTIFY, not the next look (at 6.3 s)
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)

@@ -4,10 +4,14 @@ not learned from twice."""
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import asyncpg
 from agentmemory.common.v1 import run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 
+from libs.pacing import IdleBackoff
 from tests.learning.conftest import say, start_learning, who
 from tests.support.postgres import fresh_database
 
@@ -40,3 +44,38 @@ async def test_learning_resumes_after_a_restart_and_never_learns_twice(postgres,
         audit = await learning.service.repository.pool.fetchval(
             "SELECT count(*) FROM learning_audit WHERE action = 'suggest'")
         assert audit == 2
+
+
+async def test_an_idle_learner_looks_less_often_and_learns_a_finished_run_at_once(
+        learning, monkeypatch):
+    learner = learning.learner
+    monkeypatch.setattr(learner, "_poll", IdleBackoff(0.1, 30.0))  # the service's, faster
+    looks: list[float] = []
+    claim_run = learner._store.claim_run
+
+    async def counted(*args):
+        looks.append(time.monotonic())
+        return await claim_run(*args)
+
+    monkeypatch.setattr(learner._store, "claim_run", counted)
+    running = asyncio.create_task(learner.run_forever())
+    try:
+        await asyncio.sleep(3.5)
+        assert 4 <= len(looks) <= 7  # 0, 0.1, 0.3, 0.7, 1.5, 3.1: a steady poll looks 35 times
+        await learning.journal.stub.StartRun(journal_pb.StartRunRequest(
+            principal=who(), thread_id="t", run_id="r"))
+        await learning.journal.append("t", [say("m1", "My name is Ana Lopes.")], who=who())
+        finished = time.monotonic()
+        await learning.journal.stub.FinishRun(journal_pb.FinishRunRequest(
+            principal=who(), thread_id="t", run_id="r", outcome=run_pb2.RUN_OUTCOME_SUCCEEDED))
+        store = learner._store
+        while (found := await store.run_report("acme", "helper", "t", "r")) is None \
+                or found[0] not in ("done", "skipped"):
+            assert time.monotonic() - finished < 20, "never learned from"
+            await asyncio.sleep(0.05)
+        first_after = min(t for t in looks if t > finished)
+        assert first_after - finished < 1.5  # woken by the feed, not the next look (at 6.3 s)
+        assert len(await learning.suggestions()) == 1
+    finally:
+        learner.stop()
+        await asyncio.wait_for(running, 10)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 from agentmemory.search.v1 import search_service_pb2 as pb
 
-from services.search import keyword, schema
+from libs.journal_client import JournalReader
+from services.search import keyword, lag, schema
 from tests.search.conftest import search_env, start_search
 from tests.search.corpus import EXPECTED
 from tests.search.test_search import load_corpus
@@ -66,6 +68,37 @@ async def test_lag_is_visible(chdb_search):
     await chdb_search.service.journal_sequences.refresh()
     status = await chdb_search.stub.DescribeProjection(pb.DescribeProjectionRequest())
     assert status.lag == 7 and status.shards[0].journal_sequence == 8
+
+
+async def test_the_journal_sequence_is_read_less_often_while_it_stands_still(local_journal,
+                                                                             monkeypatch):
+    monkeypatch.setattr(lag, "REFRESH_SECONDS", 0.1)  # 5 s and 30 s in the service
+    monkeypatch.setattr(lag, "IDLE_REFRESH_SECONDS", 10.0)
+    reader = JournalReader(local_journal.address)
+    reads: list[float] = []
+    durable_sequences = reader.durable_sequences
+
+    async def counted():
+        reads.append(time.monotonic())
+        return await durable_sequences()
+
+    monkeypatch.setattr(reader, "durable_sequences", counted)
+    sequences = lag.JournalSequences(reader)
+    refreshing = asyncio.create_task(sequences.run_forever())
+    try:
+        await asyncio.sleep(2.0)  # idle: reads at 0, 0.1, 0.3, 0.7, 1.5 (next at 3.1)
+        assert 4 <= len(reads) <= 7, reads  # every 0.1 s would be 20
+        moving_from, appended = time.monotonic(), 0
+        while time.monotonic() - moving_from < 3.0:  # the journal moves: read every 0.1 s
+            await local_journal.append("t", [message(f"m{appended}")])
+            appended += 1
+            await asyncio.sleep(0.05)
+        assert sum(1 for t in reads if t > moving_from + 1.2) >= 10
+        assert sequences.sequences[0] >= appended - 5
+    finally:
+        refreshing.cancel()
+        await asyncio.gather(refreshing, return_exceptions=True)
+        await reader.close()
 
 
 async def test_both_engines_rank_the_same(local_journal, tmp_path, clickhouse_server):

@@ -25,7 +25,6 @@ For one run, in order:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Sequence
@@ -37,6 +36,7 @@ from libs.errors import DomainError
 from libs.feed import FeedFollower
 from libs.identity import Principal
 from libs.journal_client import JournalReader
+from libs.pacing import IdleBackoff
 from services.agent_memory import safety
 from services.agent_memory.learning import capture
 from services.agent_memory.learning.credentials import CredentialHolder
@@ -57,6 +57,8 @@ logger = logging.getLogger(__name__)
 
 LOOKBACK = 20
 LEASE = timedelta(minutes=5)
+POLL_SECONDS = 5.0
+IDLE_POLL_SECONDS = 30.0
 _OUTCOMES = {run_pb2.RUN_OUTCOME_SUCCEEDED: Outcome.SUCCEEDED,
              run_pb2.RUN_OUTCOME_FAILED: Outcome.FAILED,
              run_pb2.RUN_OUTCOME_CANCELLED: Outcome.CANCELLED,
@@ -97,7 +99,7 @@ class Learner:
         self._clock = clock
         self._episodes = episodes
         self._retry_seconds = retry_seconds
-        self._wake = asyncio.Event()
+        self._poll = IdleBackoff(POLL_SECONDS, IDLE_POLL_SECONDS)
         self._stop = asyncio.Event()
 
     # -- the consumer ------------------------------------------------------------------
@@ -113,7 +115,7 @@ class Learner:
         runs = [r for r in map(finished_run, events) if r is not None]
         if runs:
             await self._store.add_finished(runs, self._clock.now())
-            self._wake.set()
+            self._poll.wake()
 
     def follower(self) -> FeedFollower:
         from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
@@ -143,20 +145,21 @@ class Learner:
         await self._store.close_run(run, report, self._clock.now())
         self._credentials.forget(_run_key(run))
 
-    async def run_forever(self, poll_seconds: float = 5.0) -> None:
+    async def run_forever(self) -> None:
+        """Learn from runs as the feed brings them; look by itself too (retries come due,
+        procedures left unindexed) POLL_SECONDS after a pass that did something, then less
+        and less often while nothing happens, at least every IDLE_POLL_SECONDS."""
         while not self._stop.is_set():
             try:
-                await self.drain()
-                await self._procedures.index_pending()
+                busy = await self.drain() + await self._procedures.index_pending() > 0
             except Exception:
                 logger.exception("learning pass failed; retrying")
-            self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), poll_seconds)
+                busy = True
+            await self._poll.pause(busy=busy)
 
     def stop(self) -> None:
         self._stop.set()
-        self._wake.set()
+        self._poll.wake()
 
     # -- one run -------------------------------------------------------------------------
 

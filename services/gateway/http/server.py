@@ -24,11 +24,31 @@ from services.gateway.keys import ApiKeys
 from services.gateway.settings import GatewayHttpSettings
 
 _STARTUP_POLL_SECONDS = 0.01
+_TICKS_PER_SECOND = 10  # uvicorn's on_tick refreshes its Date header every tenth tick
 
 
 class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers, and without its tick ten times a second (to
+    notice ``should_exit``): this one ticks once a second, when its Date header is due
+    anyway, and :meth:`stop` ends it at once."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._stopping = asyncio.Event()
+
     def capture_signals(self):
         return contextlib.nullcontext()
+
+    def stop(self) -> None:
+        self.should_exit = True
+        self._stopping.set()
+
+    async def main_loop(self) -> None:
+        ticks = 0
+        while not await self.on_tick(ticks):
+            ticks += _TICKS_PER_SECOND  # what uvicorn would count: the Date header is refreshed
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), 1.0)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -51,7 +71,7 @@ async def serving(app: ASGIApp, sock: socket.socket, *, grace_seconds: float) ->
             await asyncio.sleep(_STARTUP_POLL_SECONDS)
         yield
     finally:
-        server.should_exit = True
+        server.stop()
         await task
 
 

@@ -91,7 +91,7 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         dense = (DenseProjector(journal, clickhouse, database, index, sequences,
                                 config.dense.embed_batch, searcher.embedded)
                  if index is not None else None)
-        servicer = SearchServicer(searcher, journal, projector, dense, clickhouse.name)
+        servicer = SearchServicer(searcher, journal, projector, dense, clickhouse.name, sequences)
         server = GrpcServer(config.server, [ServiceBinding(
             SERVICE_NAME,
             lambda s: search_service_pb2_grpc.add_SearchServiceServicer_to_server(servicer, s),

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 from agentmemory.search.v1 import search_service_pb2 as pb
 from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 
+from libs.errors import DomainError
 from libs.identity import parse_principal, require_id
 from libs.journal_client import JournalReader
 from services.search import conversions
 from services.search.dense import DenseProjector
-from services.search.lag import ShardLag
+from services.search.lag import JournalSequences, ShardLag
 from services.search.projector import Projector
 from services.search.search import Searcher
+
+SEQUENCES_TIMEOUT_SECONDS = 1.0
 
 
 class SearchServicer(pb_grpc.SearchServiceServicer):
     def __init__(self, searcher: Searcher, journal: JournalReader, projector: Projector,
-                 dense: DenseProjector | None, engine: str) -> None:
+                 dense: DenseProjector | None, engine: str,
+                 sequences: JournalSequences) -> None:
         self._searcher = searcher
         self._journal = journal
+        self._sequences = sequences
         self._projector = projector
         self._dense = dense
         self._engine = engine
@@ -55,6 +63,10 @@ class SearchServicer(pb_grpc.SearchServiceServicer):
 
     async def DescribeProjection(self, request: pb.DescribeProjectionRequest,
                                  context) -> pb.DescribeProjectionResponse:
+        # The journal's sequences afresh (the background refresh backs off while it stands
+        # still); when the journal cannot say within a second, the last ones seen.
+        with contextlib.suppress(DomainError, TimeoutError):
+            await asyncio.wait_for(self._sequences.refresh(), SEQUENCES_TIMEOUT_SECONDS)
         shards = self._projector.lag()
         embedded = {s.shard: s for s in self._dense.lag()} if self._dense is not None else {}
         response = pb.DescribeProjectionResponse(

@@ -166,7 +166,6 @@ async def test_embedding_lag_is_visible_and_bm25_serves_meanwhile(chdb_search):
     await chdb_search.journal.append("t", [message(f"m{i}", f"kiwi number {i}")
                                            for i in range(5)])
     await chdb_search.caught_up(embedded=False)
-    await chdb_search.service.journal_sequences.refresh()
     status = await chdb_search.stub.DescribeProjection(pb.DescribeProjectionRequest())
     assert (status.lag, status.embedding_lag, status.shards[0].embedding_lag) == (0, 5, 5)
     hybrid = await chdb_search.search("kiwi", summarize=False, mode=HYBRID)
@@ -191,7 +190,6 @@ async def test_embedder_down_bm25_answers_and_messages_are_embedded_later(
         reply = await search.search("kiwi harvest", summarize=False)
         assert [h.message_id for h in reply.hits] == ["a"] and reply.fallback
         assert (await search.search("kiwi", summarize=False, mode=KEYWORD)).fallback is False
-        await search.service.journal_sequences.refresh()
         status = await search.stub.DescribeProjection(pb.DescribeProjectionRequest())
         assert status.embedder == "openai-fake-embedder" and status.embedding_lag == 2
         fake_model.fail = lambda request: False  # the endpoint comes back
@@ -199,7 +197,6 @@ async def test_embedder_down_bm25_answers_and_messages_are_embedded_later(
         reply = await search.search("kiwi harvest", summarize=False)
         assert not reply.fallback and {h.message_id for h in reply.hits} == {"a", "b"}
         assert reply.hits[0].message_id == "a"
-        await search.service.journal_sequences.refresh()
         status = await search.stub.DescribeProjection(pb.DescribeProjectionRequest())
         assert status.embedding_lag == 0 and status.embedded_messages == 2
 

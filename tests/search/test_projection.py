@@ -65,7 +65,8 @@ async def test_lag_is_visible(chdb_search):
     chdb_search.service.projector.follower.stop()  # the projector stops following
     await asyncio.sleep(0.1)
     await chdb_search.journal.append("t", [message(f"m{i}") for i in range(7)])
-    await chdb_search.service.journal_sequences.refresh()
+    # At once: the description reads the journal's sequence afresh, whatever the pace of
+    # the background refresh.
     status = await chdb_search.stub.DescribeProjection(pb.DescribeProjectionRequest())
     assert status.lag == 7 and status.shards[0].journal_sequence == 8
 

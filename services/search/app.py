@@ -85,7 +85,7 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         await schema.create(clickhouse, database, index.table if index is not None else None)
         sequences = JournalSequences(journal)
         searcher = Searcher(clickhouse, database, model, index, config.hot_scopes.messages,
-                            config.hot_scopes.vector_messages)
+                            config.hot_scopes.vector_messages, config.dependencies.project_feed)
         stack.push_async_callback(searcher.close)
         projector = Projector(journal, clickhouse, database, sequences, searcher.projected)
         dense = (DenseProjector(journal, clickhouse, database, index, sequences,

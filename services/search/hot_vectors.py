@@ -39,6 +39,11 @@ That TTL bounds what another process's writes can leave unseen, as for the
 scope sizes. A purge elsewhere can only leave a purged message ranked: its
 hit is not shown, as the fetch of what hits show reads ``messages``.
 
+A process that does not follow the feed (``SEARCH_PROJECT_FEED=false``)
+writes nothing through, so its checks find every write: an agent that changed
+is loaded again only after ``REFUSED_SECONDS``, its dense leg ranked in
+ClickHouse meanwhile, lest a busy agent cost a load every two seconds.
+
 Memory is capped by the messages held (``SEARCH_HOT_VECTOR_MESSAGES``). A
 load makes room by evicting the least recently searched agents, but never
 one searched within the TTL: an agent that does not fit beside those is not
@@ -246,7 +251,11 @@ class HotVectors:
     """Large scopes' agents searched lately, their vectors in process (see the module)."""
 
     def __init__(self, clickhouse: ClickHouse, database: str, index: DenseIndex,
-                 max_messages: int, clock: Callable[[], float] = time.monotonic) -> None:
+                 max_messages: int, clock: Callable[[], float] = time.monotonic,
+                 written_through: bool = True) -> None:
+        # False: this process does not follow the feed, so every write is a change its
+        # checks find; a changed agent is then loaded again only after REFUSED_SECONDS.
+        self.written_through = written_through
         self._clickhouse = clickhouse
         self._table = f"{database}.{index.table}"
         self._index = index
@@ -300,7 +309,10 @@ class HotVectors:
         else:  # another process wrote or purged: load afresh at the next search
             logger.info("hot vectors of %s/%s changed elsewhere: loaded again", *key)
             self._drop(key)
-            self._searched[key] = self._clock()
+            if self.written_through:
+                self._searched[key] = self._clock()
+            else:  # each write would cost a whole load: at most one a REFUSED_SECONDS
+                self._refuse(key)
 
     def _checked(self, key: tuple[str, str], task: asyncio.Task) -> None:
         if self._checks.get(key) is task:

@@ -95,7 +95,8 @@ class ThreadSummary:
 class Searcher:
     def __init__(self, clickhouse: ClickHouse, database: str, model: ChatModel | None,
                  dense: DenseIndex | None = None,
-                 hot_scope_messages: int = 0, hot_vector_messages: int = 0) -> None:
+                 hot_scope_messages: int = 0, hot_vector_messages: int = 0,
+                 follows_feed: bool = True) -> None:
         self._clickhouse = clickhouse
         self._database = database
         self._model = model
@@ -104,7 +105,8 @@ class Searcher:
         self.hot_scopes = HotScopes(clickhouse, database,
                                     dense.table if dense is not None else None,
                                     hot_scope_messages)
-        self.hot_vectors = HotVectors(clickhouse, database, dense, hot_vector_messages) \
+        self.hot_vectors = HotVectors(clickhouse, database, dense, hot_vector_messages,
+                                      written_through=follows_feed) \
             if dense is not None else None
         self.dense = dense
         self.fusion_depth = FUSION_DEPTH

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from libs.identity import parse_principal
-from services.search import tenancy
+from services.search import hot_vectors, tenancy
 from services.search.keyword import SIZE_TTL_SECONDS
 from tests.search.conftest import HYBRID
 from tests.search.corpus import THREADS
@@ -227,3 +227,33 @@ async def test_writes_after_a_load_fit_the_room_it_left(chdb_search):
     await chdb_search.caught_up()
     assert vectors.count == sum(len(turns) for turns in THREADS.values()) + 20
     assert len(vectors._cells) == capacity  # written in place, no copy of every array
+
+
+async def test_a_process_that_does_not_follow_the_feed_reloads_a_changed_agent_sparingly(
+        chdb_search):
+    await load_corpus(chdb_search)
+    now = [0.0]
+    searcher = large(chdb_search, now)
+    searcher.hot_vectors.written_through = False  # as with SEARCH_PROJECT_FEED=false
+    vectors = await held(chdb_search)
+    params = tenancy.parameters(parse_principal(principal()))
+    size = await searcher.sizes.get(params, False)
+    table = searcher.hot_vectors._table
+    await chdb_search.service.clickhouse.execute(  # a write this process did not project
+        f"INSERT INTO {table} SELECT account_id, agent_id, cell, thread_id, offset + 100,"
+        f" owner_user_id, length, sketch, embedding, scale, sequence + 1000 FROM {table}"
+        " WHERE thread_id = 'travel' AND offset = 1")
+    now[0] += SIZE_TTL_SECONDS + 0.1
+    assert searcher.hot_vectors.get(params, size) is vectors
+    await searcher.hot_vectors.settled()  # the check finds the change and drops them
+    for _ in range(3):  # hot, but not loaded again for a while: ClickHouse ranks
+        now[0] += 1.0
+        assert searcher.hot_vectors.get(params, size) is None
+        await searcher.hot_vectors.settled()
+    assert searcher.hot_vectors.loads == 1
+    now[0] += hot_vectors.REFUSED_SECONDS
+    for _ in range(2):
+        searcher.hot_vectors.get(params, size)
+    await searcher.hot_vectors.settled()
+    assert searcher.hot_vectors.loads == 2
+    assert searcher.hot_vectors.get(params, size).count == vectors.count + 1

@@ -172,7 +172,7 @@ class _Load:
     task: asyncio.Task
     # Rows this process wrote to the scope's account and agent meanwhile, added when the
     # load ends (the load may or may not have read them: a row is added once).
-    added: list[tuple[str, list[tuple]]] = field(default_factory=list)
+    added: list[tuple[str, list[dict]]] = field(default_factory=list)
     stale: bool = False  # a purge overtook it: used by its searches, not kept
 
 
@@ -286,11 +286,9 @@ class HotScopes:
             self.cached_messages -= scope.messages
 
     @staticmethod
-    def _add(scope: HotScope, table: str, rows: list[tuple]) -> int:
-        """Rows of ``table`` (``MESSAGE_COLUMNS`` or ``VECTOR_COLUMNS``) in ``scope``'s
-        condition added to it; returns the messages added."""
-        columns = MESSAGE_COLUMNS if table == "messages" else VECTOR_COLUMNS
-        named = [dict(zip(columns, row, strict=True)) for row in rows]
+    def _add(scope: HotScope, table: str, named: list[dict]) -> int:
+        """Rows of ``table`` (named by their columns) in ``scope``'s condition added to
+        it; returns the messages added."""
         mine = [r for r in named if scope.holds(r["owner_user_id"], r["thread_id"])]
         if table == "messages":
             return scope.add_messages(mine)
@@ -301,12 +299,17 @@ class HotScopes:
         """Rows this process projected into ``table`` ("messages" or "vectors") for
         ``account``/``agent``: added to its hot scopes (and to their loads under way),
         so that they stay hot; the cap may then evict the least recent."""
+        agent_of = (account, agent)
+        if not any(k[:2] == agent_of for k in (*self._scopes, *self._loads)):
+            return  # the common case: nothing of this agent is held
+        columns = MESSAGE_COLUMNS if table == "messages" else VECTOR_COLUMNS
+        named = [dict(zip(columns, row, strict=True)) for row in rows]
         for key, scope in list(self._scopes.items()):
             if key[:2] == (account, agent):
-                self.cached_messages += self._add(scope, table, rows)
+                self.cached_messages += self._add(scope, table, named)
         for key, load in self._loads.items():
             if key[:2] == (account, agent):
-                load.added.append((table, rows))
+                load.added.append((table, named))
         while self._scopes and self.cached_messages > self.max_messages:
             self._drop(next(iter(self._scopes)))
 

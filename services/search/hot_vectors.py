@@ -384,10 +384,9 @@ class HotVectors:
         if vectors.count > self._room(key, now):
             self._refuse(key)  # others were searched meanwhile: they keep their place
             return
-        while self.cached_messages + vectors.count > self.max_messages:
-            self._drop(next(iter(self._agents)))  # least recently searched first
-        self._agents[key] = vectors
+        self._agents[key] = vectors  # the most recent: the others go first
         self.cached_messages += vectors.count
+        self._keep_to_cap()
 
     def _keep_to_cap(self) -> None:
         while self._agents and self.cached_messages > self.max_messages:

@@ -10,7 +10,6 @@ import contextlib
 import json
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -31,6 +30,7 @@ from libs.settings import Secret
 from services.agent_memory.pinned_changes import CHANNEL
 from services.gateway.pinned import PinnedCache
 from tests.support.ports import free_port
+from tests.support.waiting import eventually
 from tools import launch
 
 AGENT = "pinner"
@@ -94,14 +94,6 @@ class Account:
         await sql(platform, "UPDATE memory_entries SET content = $3 WHERE account_id = $1"
                   " AND content = $2", self.name, marker, content, announced=False)
 
-
-async def eventually(check, timeout: float = 5.0) -> float:
-    """Seconds until ``check()`` held."""
-    started = time.monotonic()
-    while not await check():
-        assert time.monotonic() - started < timeout, "not within the time allowed"
-        await asyncio.sleep(0.02)
-    return time.monotonic() - started
 
 
 async def test_changes_through_the_gateway_show_in_the_very_next_context(platform):

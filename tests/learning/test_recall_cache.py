@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
@@ -20,6 +19,7 @@ from services.agent_memory.learning.procedures import HEADER, collection
 from services.gateway.pinned import PinnedCache
 from tests.learning.conftest import ADMIN, call, tool_turn, who
 from tests.learning.test_procedures import record
+from tests.support.waiting import eventually
 
 TASK = "Book me a flight to Porto on Friday"
 
@@ -35,13 +35,6 @@ class Counting:
         self.calls += 1
         return await self._stub.RecallProcedures(request)
 
-
-async def eventually(check, timeout: float = 5.0) -> float:
-    started = time.monotonic()
-    while not await check():
-        assert time.monotonic() - started < timeout, "not within the time allowed"
-        await asyncio.sleep(0.02)
-    return time.monotonic() - started
 
 
 @contextlib.asynccontextmanager

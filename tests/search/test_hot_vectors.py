@@ -34,6 +34,15 @@ def large(search, now: list[float] | None = None):
     return searcher
 
 
+async def embedded_elsewhere(search) -> None:
+    """Another process embeds a message (a row written behind this process's back)."""
+    table = search.service.searcher.hot_vectors._table
+    await search.service.clickhouse.execute(
+        f"INSERT INTO {table} SELECT account_id, agent_id, cell, thread_id, offset + 100,"
+        f" owner_user_id, length, sketch, embedding, scale, sequence + 1000 FROM {table}"
+        " WHERE thread_id = 'travel' AND offset = 1")
+
+
 async def held(search, who=None):
     """The caller's agent's vectors after two searches (the second starts the load)."""
     searcher = search.service.searcher
@@ -148,11 +157,7 @@ async def test_another_process_write_is_seen_after_the_ttl(chdb_search):
     assert searcher.hot_vectors.get(params, size) is vectors  # served while checked
     await searcher.hot_vectors.settled()
     assert searcher.hot_vectors.get(params, size) is vectors and searcher.hot_vectors.loads == 1
-    table = searcher.hot_vectors._table
-    await chdb_search.service.clickhouse.execute(  # another process embeds a message
-        f"INSERT INTO {table} SELECT account_id, agent_id, cell, thread_id, offset + 100,"
-        f" owner_user_id, length, sketch, embedding, scale, sequence + 1000 FROM {table}"
-        " WHERE thread_id = 'travel' AND offset = 1")
+    await embedded_elsewhere(chdb_search)
     now[0] += SIZE_TTL_SECONDS + 0.1
     assert searcher.hot_vectors.get(params, size) is vectors
     await searcher.hot_vectors.settled()  # the check finds the change and drops them
@@ -238,11 +243,7 @@ async def test_a_process_that_does_not_follow_the_feed_reloads_a_changed_agent_s
     vectors = await held(chdb_search)
     params = tenancy.parameters(parse_principal(principal()))
     size = await searcher.sizes.get(params, False)
-    table = searcher.hot_vectors._table
-    await chdb_search.service.clickhouse.execute(  # a write this process did not project
-        f"INSERT INTO {table} SELECT account_id, agent_id, cell, thread_id, offset + 100,"
-        f" owner_user_id, length, sketch, embedding, scale, sequence + 1000 FROM {table}"
-        " WHERE thread_id = 'travel' AND offset = 1")
+    await embedded_elsewhere(chdb_search)
     now[0] += SIZE_TTL_SECONDS + 0.1
     assert searcher.hot_vectors.get(params, size) is vectors
     await searcher.hot_vectors.settled()  # the check finds the change and drops them

@@ -85,7 +85,9 @@ async def top_hits(index: EdgeIndex, count: int) -> list:
 def gated(gate: Path, pid_file: Path):
     """The real child, held until ``gate`` exists: the test acts during a build."""
     script = ("import os, pathlib, sys, time\n"
-              f"pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))\n"
+              # Written then renamed: the test must never see the file empty.
+              f"tmp = pathlib.Path({str(pid_file)!r} + '.tmp'); tmp.write_text(str(os.getpid()))\n"
+              f"tmp.replace({str(pid_file)!r})\n"
               f"while not pathlib.Path({str(gate)!r}).exists(): time.sleep(0.02)\n"
               "from services.agent_memory.index.optimizer import main\n"
               "main(sys.argv[1])\n")

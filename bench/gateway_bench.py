@@ -11,11 +11,15 @@ thread with a summary, 10 pinned facts and a full 20-message window:
   every context under its header (23 messages back) and the recall is counted
   for the run (once; the run's next turns are served from the gateway's cache).
 
-Then AppendMessages throughput through the gateway, at 1 and 16 clients.
+Then AppendMessages throughput through the gateway, at 1 and 16 clients; then
+the ``journal_message_search`` tool (CallTool, hybrid and keyword, summaries off
+and on) over one user's 600 messages in six threads, as issue 14 measured it
+from outside (~40 ms a search then), once the projection and its embeddings
+have caught up.
 Target (issue 14): >= 556 BuildContext calls/s at 16 clients, p99 <= 60 ms
-there, p50 <= 4 ms for one client.
+there, p50 <= 4 ms for one client; search p50 <= 10 ms at a 1k-message scope.
 
-    python -m bench.gateway_bench [--seconds 5] [--only buildcontext|append]
+    python -m bench.gateway_bench [--seconds 5] [--only buildcontext|append|search]
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -41,9 +46,13 @@ from agentmemory.gateway.v1 import learning_service_pb2 as learning_pb
 from agentmemory.gateway.v1 import learning_service_pb2_grpc as learning_grpc
 from agentmemory.gateway.v1 import run_service_pb2 as run_pb
 from agentmemory.gateway.v1 import run_service_pb2_grpc as run_grpc
+from agentmemory.search.v1 import search_service_pb2 as search_pb
+from agentmemory.search.v1 import search_service_pb2_grpc as search_grpc
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_grpc
+from google.protobuf import struct_pb2
 
+from bench.search_bench import VOCABULARY, sentence
 from libs import clients
 from tests.support.platform import bind_memory
 from tests.support.ports import free_port
@@ -51,7 +60,7 @@ from tools import launch
 
 USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL
 OK = message_pb2.TOOL_CALL_STATUS_SUCCEEDED
-PLAIN, LEARNER = "bench-agent", "bench-learner"
+PLAIN, LEARNER, SEARCHER = "bench-agent", "bench-learner", "bench-searcher"
 SERVICES = ("gateway", "agent_memory", "thread_memory", "journal", "search")
 RECORDED_TASK = "Book me a flight to Porto next Friday."
 LATEST_TASK = "Please book a flight to Porto for Friday"
@@ -276,6 +285,42 @@ async def bench_append(bench: Bench, channels, key: str) -> None:
                 metadata=metadata)), concurrency)
 
 
+async def bench_search(bench: Bench, channels, key: str) -> None:
+    gateway = pb_grpc.GatewayServiceStub(channels["gateway"])
+    metadata = (("authorization", f"Bearer {key}"),)
+    rng = random.Random(14)
+    for thread in range(6):
+        for batch in range(0, 100, 50):
+            await gateway.AppendMessages(pb.AppendMessagesRequest(
+                caller=caller(SEARCHER), thread_id=f"search-{thread}", messages=[
+                    message_pb2.Message(id=f"s{i}", role=USER if i % 2 else ASSISTANT,
+                                        content=sentence(rng))
+                    for i in range(batch, batch + 50)]), metadata=metadata)
+    search = search_grpc.SearchServiceStub(channels["search"])
+    while True:  # the projection and its embeddings catch up in the background
+        status = await search.DescribeProjection(search_pb.DescribeProjectionRequest())
+        if status.lag == 0 and status.embedding_lag == 0 and status.embedded_messages >= 600:
+            break
+        await asyncio.sleep(0.2)
+    await bench.idle()
+
+    def call(mode: str, summarize: bool):
+        def one(n: int, i: int):
+            arguments = struct_pb2.Struct()
+            arguments.update({"query": " ".join(rng.sample(VOCABULARY[50:1000], 3)),
+                              "mode": mode, "summarize": summarize})
+            return gateway.CallTool(pb.CallToolRequest(
+                caller=caller(SEARCHER), tool_name="journal_message_search",
+                arguments=arguments), metadata=metadata)
+        return one
+
+    for mode, summarize in (("hybrid", False), ("keyword", False), ("hybrid", True)):
+        for concurrency in (1, 16):
+            await bench.measure({"call": "journal_message_search", "mode": mode,
+                                 "summarize": summarize, "messages": 600},
+                                call(mode, summarize), concurrency)
+
+
 async def main(seconds: float, only: str | None, profile: Path | None) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="gateway-bench-"))
     ports = {name: str(free_port()) for name in
@@ -299,12 +344,14 @@ async def main(seconds: float, only: str | None, profile: Path | None) -> None:
         bench = Bench({c.name: c.pid for c in components} | {"bench client": os.getpid()},
                       seconds, profile)
         channels = {name: clients.channel(by_name[name], default_timeout=30)
-                    for name in ("gateway", "agent_memory", "thread_memory")}
+                    for name in ("gateway", "agent_memory", "thread_memory", "search")}
         try:
             if only in (None, "buildcontext"):
                 await bench_build_context(bench, channels, key)
             if only in (None, "append"):
                 await bench_append(bench, channels, key)
+            if only in (None, "search"):
+                await bench_search(bench, channels, key)
         finally:
             for channel in channels.values():
                 await channel.close()
@@ -316,7 +363,7 @@ async def main(seconds: float, only: str | None, profile: Path | None) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--only", choices=["buildcontext", "append"])
+    parser.add_argument("--only", choices=["buildcontext", "append", "search"])
     parser.add_argument("--profile", type=Path,
                         help="write py-spy's collapsed stacks of each service at 16 clients here")
     arguments = parser.parse_args()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -55,6 +56,30 @@ async def test_a_query_does_not_wait_behind_a_batch_of_documents():
         assert len(await batch) == 200
     finally:
         await embedder.close()
+
+
+async def test_two_searches_embed_their_queries_at_once():
+    """Under concurrent searches the query's inference sets the rate: two run side by side."""
+    spans: list[tuple[float, float]] = []
+
+    class Timed(embeddings.LocalEmbedder):
+        def _infer(self, text: str) -> list[float]:
+            started = time.monotonic()
+            try:
+                return super()._infer(text)
+            finally:
+                spans.append((started, time.monotonic()))
+
+    embedder = Timed(cache_size=0)
+    try:
+        await embedder.embed_query("warm up")
+        spans.clear()
+        long = " ".join(["the quarterly roadmap review moved to thursday afternoon"] * 25)
+        await asyncio.gather(embedder.embed_query(long), embedder.embed_query(long + " again"))
+    finally:
+        await embedder.close()
+    (first_start, first_end), (second_start, second_end) = sorted(spans)
+    assert second_start < first_end  # overlapping, not one after the other
 
 
 # -- the cache of recently embedded single texts ------------------------------------------

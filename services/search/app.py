@@ -98,6 +98,11 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         )], tracing=tracing, internal_token=config.process.internal.token)
         server.metrics.gauge("search.projection.lag", lambda: sum(s.lag for s in projector.lag()),
                              unit="{message}", description="Journal messages not yet projected.")
+        if dense is not None:
+            server.metrics.gauge("search.embedding.lag", lambda: sum(s.lag for s in dense.lag()),
+                                 unit="{message}",
+                                 description="Projected messages not yet embedded (BM25 finds"
+                                             " them meanwhile).")
         await server.start()
         stack.push_async_callback(server.stop)
         if config.dependencies.project_feed:

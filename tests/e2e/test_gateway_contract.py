@@ -268,6 +268,8 @@ async def test_every_service_serves_metrics_that_move_with_calls(platform, gatew
     search = await asyncio.to_thread(scrape, ports["search"])
     assert "# TYPE search_projection_lag gauge" in search
     assert sample(search, "search_projection_lag") >= 0
+    assert "# TYPE search_embedding_lag gauge" in search  # the platform embeds by default
+    assert sample(search, "search_embedding_lag") >= 0
     thread_memory = await asyncio.to_thread(scrape, ports["thread_memory"])
     assert "# TYPE thread_memory_jobs_queued gauge" in thread_memory
     agent_memory = await asyncio.to_thread(scrape, ports["agent_memory"])

@@ -74,7 +74,7 @@ async def test_two_searches_embed_their_queries_at_once():
     try:
         await embedder.embed_query("warm up")
         spans.clear()
-        long = " ".join(["the quarterly roadmap review moved to thursday afternoon"] * 25)
+        long = " ".join(["the quarterly roadmap review moved to thursday afternoon"] * 60)  # 512 tokens
         await asyncio.gather(embedder.embed_query(long), embedder.embed_query(long + " again"))
     finally:
         await embedder.close()

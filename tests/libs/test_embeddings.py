@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import threading
 import time
 from importlib import resources
 from pathlib import Path
@@ -80,6 +82,40 @@ async def test_two_searches_embed_their_queries_at_once():
         await embedder.close()
     (first_start, first_end), (second_start, second_end) = sorted(spans)
     assert second_start < first_end  # overlapping, not one after the other
+
+
+async def test_a_batch_is_split_over_background_threads_and_keeps_its_order():
+    """A backlog uses both cores at a lower priority; a single text runs at the process's."""
+    seen: list[tuple[str, int, float, float]] = []
+
+    class Watched(embeddings.LocalEmbedder):
+        def _run(self, texts):
+            started = time.monotonic()
+            try:
+                return super()._run(texts)
+            finally:
+                seen.append((threading.current_thread().name,
+                             os.getpriority(os.PRIO_PROCESS, threading.get_native_id()),
+                             started, time.monotonic()))
+
+    texts = [f"note {i}: " + "the staging keys rotate every thursday " * (4 + i % 5)
+             for i in range(40)]
+    embedder, alone = Watched(cache_size=0), embeddings.LocalEmbedder(cache_size=0)
+    try:
+        batch = await embedder.embed_documents(texts)
+        single = await embedder.embed_documents([texts[7]])
+        assert batch == [(await alone.embed_documents([t]))[0] for t in texts]
+    finally:
+        await embedder.close()
+        await alone.close()
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    *parts, last = seen
+    assert single[0] == batch[7]
+    assert len(parts) == 2 and all(name.startswith("embedder") for name, *_ in parts)
+    assert {nice for _, nice, *_ in parts} == {min(19, ours + embeddings.BACKGROUND_NICE)}
+    assert last[0].startswith("embed-query") and last[1] == ours
+    (_, _, first_start, first_end), (_, _, second_start, _) = sorted(parts, key=lambda p: p[2])
+    assert second_start < first_end  # the halves ran side by side
 
 
 # -- the cache of recently embedded single texts ------------------------------------------

@@ -89,6 +89,11 @@ class GrpcServer:
         options = [
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", settings.max_message_bytes),
+            # gRPC turns SO_REUSEPORT on by default: a second process given the same port
+            # (a stale one, a mistyped setting) would start and silently take half the
+            # connections, answering UNIMPLEMENTED for another service's methods. Off, it
+            # fails to start.
+            ("grpc.so_reuseport", 0),
         ]
         self._server = grpc.aio.server(interceptors=interceptors, options=options)
         self._health = health.aio.HealthServicer()

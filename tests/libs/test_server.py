@@ -241,3 +241,16 @@ async def test_trace_context_crosses_service_calls(capsys):
     server_side = by_name[f"/{SERVICE}/Log"]
     relay_side = by_name["/test.v1.RelayService/Relay"]
     assert server_side["context"]["trace_id"] == relay_side["context"]["trace_id"]
+
+
+async def test_a_port_in_use_is_refused_not_shared():
+    """Two servers on one port would split its connections between them."""
+    first = GrpcServer(ServerSettings(port=0), [_probe_binding([])])
+    port = await first.start()
+    second = GrpcServer(ServerSettings(port=port), [_probe_binding([])])
+    try:
+        with pytest.raises(RuntimeError, match="Failed to bind"):
+            await second.start()
+    finally:
+        await second.stop()
+        await first.stop()

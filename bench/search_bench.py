@@ -19,7 +19,7 @@ its original's cell. The
 query is embedded by the service for real, and that time is included.
 
     python -m bench.search_bench [--sizes 1000,100000,1000000] [--project 5000] [--calls 200]
-                                 [--workdir DIR] [--chat DIR]
+                                 [--workdir DIR] [--chat DIR] [--search-during-projection]
 """
 
 from __future__ import annotations
@@ -190,7 +190,20 @@ async def start(name: str, env: dict[str, str], port: int) -> subprocess.Popen:
     return process
 
 
-async def projection_throughput(workdir: Path, count: int) -> None:
+async def searches_meanwhile(stub: pb_grpc.SearchServiceStub, done: asyncio.Event,
+                             latencies: list[float]) -> None:
+    """A client searching (hybrid) every 50 ms until ``done``: what a backlog costs a caller."""
+    rng = random.Random(7)
+    while not done.is_set():
+        started = time.perf_counter()
+        await stub.SearchMessages(pb.SearchMessagesRequest(
+            principal=principal(), surface=principal_pb2.SURFACE_AGENT,  # the appends' scope
+            query=" ".join(rng.sample(VOCABULARY[50:1000], 3)), summarize=False))
+        latencies.append(time.perf_counter() - started)
+        await asyncio.sleep(0.05)
+
+
+async def projection_throughput(workdir: Path, count: int, search: bool) -> None:
     journal_port, search_port = free_port(), free_port()
     processes = [await start("journal", {"JOURNAL_PORT": str(journal_port),
                                          "JOURNAL_LOCAL_PATH": str(workdir / "journal")},
@@ -209,6 +222,9 @@ async def projection_throughput(workdir: Path, count: int) -> None:
             keyword = None
             async with clients.channel(f"127.0.0.1:{search_port}", default_timeout=30) as sc:
                 stub = pb_grpc.SearchServiceStub(sc)
+                done, latencies = asyncio.Event(), []
+                searching = asyncio.create_task(searches_meanwhile(stub, done, latencies)) \
+                    if search else None
                 while True:
                     status = await stub.DescribeProjection(pb.DescribeProjectionRequest())
                     if keyword is None and status.shards and \
@@ -217,11 +233,18 @@ async def projection_throughput(workdir: Path, count: int) -> None:
                     if status.shards and status.shards[0].embedded_sequence >= count:
                         break
                     await asyncio.sleep(0.1)
+                done.set()
+                if searching is not None:
+                    await searching
             elapsed = time.monotonic() - started
             print(f"projection: {count:,} messages from the journal into chDB (service start"
                   f" included): keyword {keyword:.1f} s = {count / keyword:,.0f} messages/s;"
                   f" with embeddings ({status.embedder}) {elapsed:.1f} s"
                   f" = {count / elapsed:,.0f} messages/s", flush=True)
+            if latencies:
+                print(f"meanwhile, hybrid searches every 50 ms: p50"
+                      f" {percentile(latencies, .5):.1f} ms, p99 {percentile(latencies, .99):.1f}"
+                      f" ms ({len(latencies)} searches)", flush=True)
     finally:
         for process in reversed(processes):
             process.terminate()
@@ -267,10 +290,10 @@ async def search_latency(workdir: Path, size: int, calls: int, chat: Path | None
 
 
 async def main(sizes: list[int], project: int, calls: int, workdir: Path | None,
-               chat: Path | None) -> None:
+               chat: Path | None, search_meanwhile: bool) -> None:
     workdir = workdir or Path(tempfile.mkdtemp(prefix="search-bench-"))
     if project:
-        await projection_throughput(workdir, project)
+        await projection_throughput(workdir, project, search_meanwhile)
     for size in sizes:
         await search_latency(workdir, size, calls, chat)
 
@@ -285,6 +308,8 @@ if __name__ == "__main__":
     parser.add_argument("--chat", type=Path,
                         help="a folder with Synthetic-Persona-Chat_test.csv: the embeddings are"
                              " copies of its turns' (else of the safety sets' statements)")
+    parser.add_argument("--search-during-projection", action="store_true",
+                        help="a client searches every 50 ms while the projection catches up")
     args = parser.parse_args()
     uvloop.run(main([int(s) for s in args.sizes.split(",") if s], args.project, args.calls,
-                    args.workdir, args.chat))
+                    args.workdir, args.chat, args.search_during_projection))

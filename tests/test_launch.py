@@ -30,10 +30,14 @@ class Launcher:
         self.data_dir = tmp_path / "data"
         self.ports = {name: free_port() for name in (*SERVICES, "postgres", "redis")}
         self.log = tmp_path / "launcher.log"
+        # The gateway's HTTP port too (a taken one stops it) and no metrics endpoints: the
+        # defaults (8080, 9464-9468) may be held by anything else on the machine.
         self.env = {**os.environ, "AGENTMEMORY_DATA_DIR": str(self.data_dir),
                     "AGENTMEMORY_POSTGRES_PORT": str(self.ports["postgres"]),
                     "AGENTMEMORY_REDIS_PORT": str(self.ports["redis"]), "PYTHONUNBUFFERED": "1",
-                    **{f"{name.upper()}_PORT": str(self.ports[name]) for name in SERVICES}, **env}
+                    "GATEWAY_HTTP_PORT": str(free_port()),
+                    **{f"{name.upper()}_PORT": str(self.ports[name]) for name in SERVICES},
+                    **{f"{name.upper()}_METRICS_PORT": "0" for name in SERVICES}, **env}
         self.process: subprocess.Popen | None = None
 
     def __enter__(self) -> Launcher:

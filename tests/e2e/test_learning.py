@@ -276,11 +276,19 @@ async def test_a_turn_with_procedures_asks_agent_memory_once_per_run_and_the_jou
                   finish=True)
         await eventually(lambda: _procedures(learning, key))
         await eventually(lambda: _indexed(platform, account))  # no announcement to come
-        await asyncio.sleep(0.3)
         await gateway.AppendMessages(pb.AppendMessagesRequest(
             caller=CALLER, thread_id="next", messages=[message_pb2.Message(
                 id="n-u", role=USER, content="Please book a flight to Porto for Friday")]),
             metadata=auth(key))
+
+        async def settled() -> bool:
+            """The last announcement (indexed) is in: a read outside any run is kept."""
+            await past_runs()
+            recalls, _ = await counts()
+            await past_runs()
+            return (await counts())[0] == recalls
+
+        await eventually(settled, timeout=30)
         await run("next", "r2")
         recalls, run_lookups = await counts()
         shown = [await past_runs() for _ in range(3)]

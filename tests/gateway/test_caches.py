@@ -3,7 +3,6 @@ each with its own pool and its own listening connection, on one real PostgreSQL.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
@@ -21,6 +20,7 @@ from services.gateway.keys import ApiKeys
 from services.gateway.threads import Threads
 from tests.support.ports import free_port
 from tests.support.postgres import fresh_database
+from tests.support.waiting import eventually
 
 ANA = Principal("acme", "helper", "ana", "default")
 
@@ -58,19 +58,6 @@ async def behind_its_back(dsn: str, statement: str) -> None:
         await connection.execute(statement)
     finally:
         await connection.close()
-
-
-async def eventually(check, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if await check():
-                return
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-        assert time.monotonic() < deadline, "not within the time allowed"
-        await asyncio.sleep(0.02)
 
 
 async def gone(threads: Threads, thread_id: str) -> bool:

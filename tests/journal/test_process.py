@@ -57,9 +57,11 @@ async def test_sigterm_ends_feeds_drains_and_exits_cleanly(journal_process):
     async with clients.channel(journal_process.address, retry=False) as channel:
         client = JournalClient(channel)
         await client.append("t", [message("m1")])
-        stream = client.stub.Subscribe(pb.SubscribeRequest(after_sequence=1), timeout=60)
+        stream = client.stub.Subscribe(pb.SubscribeRequest(after_sequence=0), timeout=60)
+        # The first event proves the server is serving the feed (before it, SIGTERM would
+        # end the call with gRPC's own UNAVAILABLE instead of the journal's answer).
+        assert (await stream.read()).message.id == "m1"
         reader = asyncio.create_task(stream.read())
-        await asyncio.sleep(0.3)
         started = time.monotonic()
         journal_process.process.terminate()
         with pytest.raises(grpc.aio.AioRpcError) as caught:

@@ -104,7 +104,7 @@ async def test_a_standby_takes_over_a_killed_writer_and_every_acknowledged_messa
         restarted = JournalProcess(lease_env, tmp_path / "restarted.log")
         await asyncio.to_thread(restarted.start)  # a restarted writer waits as a standby
         await asyncio.sleep(LEASE * 3)
-        assert await asyncio.to_thread(holds, standby)
+        await wait_for_writer(standby, timeout=10)  # still serving (a probe may time out)
         assert not await asyncio.to_thread(holds, restarted)
         reply = await shards.shard(0).Append(pb.AppendRequest(
             principal=principal(), thread_id="t0", messages=[message("after")]), timeout=10)
@@ -158,7 +158,7 @@ async def test_a_paused_writer_is_taken_over_and_never_acknowledges_afterwards(
         await asyncio.gather(*tasks)
 
         assert not await asyncio.to_thread(holds, writer)
-        assert await asyncio.to_thread(holds, standby)
+        await wait_for_writer(standby, timeout=10)  # still serving (a probe may time out)
         refusals = {(e.code, e.reason) for e in stale.errors}
         assert refusals and {code for code, _ in refusals} <= {
             grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}

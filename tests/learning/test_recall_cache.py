@@ -19,6 +19,7 @@ from services.agent_memory.learning.procedures import HEADER, collection
 from services.gateway.pinned import PinnedCache
 from tests.learning.conftest import ADMIN, call, tool_turn, who
 from tests.learning.test_procedures import record
+from tests.support.pinned_changes import all_heard
 from tests.support.waiting import eventually
 
 TASK = "Book me a flight to Porto on Friday"
@@ -73,7 +74,9 @@ async def test_a_recall_is_asked_once_per_run_and_served_until_what_it_shows_cha
 
         assert await shown() == "" and stub.calls == 1
         await record(learning)  # a new procedure
-        assert await eventually(lambda: _contains(shown(), HEADER)) < 2
+        assert await eventually(lambda: _contains(shown(), HEADER), timeout=15) < 10
+        # Then indexed: a read racing that announcement would not be kept.
+        await all_heard(cache, lambda *args: sql(learning, *args))
         await learning.journal.stub.StartRun(journal_pb.StartRunRequest(
             principal=who(), thread_id="next", run_id="r1"))
         in_run = asking(thread="next", run="r1")
@@ -86,7 +89,7 @@ async def test_a_recall_is_asked_once_per_run_and_served_until_what_it_shows_cha
             outcome=run_pb2.RUN_OUTCOME_SUCCEEDED))
         await learning.learned(who(), "next", "r1")
         # The run succeeded after recalling it: a success, shown in the next answer.
-        assert await eventually(lambda: _contains(shown(), 'successes="1"')) < 2
+        assert await eventually(lambda: _contains(shown(), 'successes="1"'), timeout=15) < 10
         await learning.journal.stub.StartRun(journal_pb.StartRunRequest(
             principal=who(), thread_id="next", run_id="r2"))
         calls = stub.calls
@@ -94,12 +97,13 @@ async def test_a_recall_is_asked_once_per_run_and_served_until_what_it_shows_cha
         assert stub.calls == calls + 1
 
         # Served while nothing announces a change; thumbs alone change nothing shown.
+        await all_heard(cache, lambda *args: sql(learning, *args))  # the success's too
         kept = await shown()
         await sql(learning, "UPDATE procedures SET successes = 7 WHERE account_id = 'acme'",
                   announced=False)
         await sql(learning, "UPDATE procedures SET thumbs_up = thumbs_up + 1"
                   " WHERE account_id = 'acme'")
-        await asyncio.sleep(0.3)
+        await all_heard(cache, lambda *args: sql(learning, *args))  # had thumbs announced
         calls = stub.calls
         assert await shown() == kept and stub.calls == calls
         # A skill accepted ranks first among equals, indexing changes what the index
@@ -107,13 +111,14 @@ async def test_a_recall_is_asked_once_per_run_and_served_until_what_it_shows_cha
         for change in ("skill_state = 'accepted'", "indexed_at = now()"):
             calls = stub.calls
             await sql(learning, f"UPDATE procedures SET {change} WHERE account_id = 'acme'")
-            assert await eventually(lambda c=calls: _asked_again(shown(), stub, c)) < 2
+            assert await eventually(lambda c=calls: _asked_again(shown(), stub, c),
+                                    timeout=15) < 10
         assert 'successes="7"' in await shown()
 
         [procedure] = await learning.procedures()
         await learning.stub.DeleteProcedure(pb.DeleteProcedureRequest(
             principal=who(), procedure_id=procedure.id))
-        assert await eventually(lambda: _equals(shown(), "")) < 2
+        assert await eventually(lambda: _equals(shown(), ""), timeout=15) < 10
 
 
 async def test_memory_turned_off_empties_the_next_recall(learning):

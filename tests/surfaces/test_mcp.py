@@ -175,9 +175,11 @@ async def test_a_stated_user_keeps_private_memories_private_over_mcp(platform):
     assert nobody.structured_content["entries"] == []
 
 
-async def indexed(platform, key: str, seconds: float = 10.0) -> None:
+async def indexed(platform, key: str, seconds: float = 60.0) -> None:
     """Until the new memory is in the vector index (projection is asynchronous: before
-    it, a recall whose words miss the memory falls back to full text and finds none)."""
+    it, a recall whose words miss the memory falls back to full text and finds none).
+    Generous: the session platform's agent memory may still be embedding earlier tests'
+    memories (bulk imports), and this returns as soon as the memory is indexed."""
     deadline = time.monotonic() + seconds
     while True:
         found, _ = await grpc_calls.call_tool(platform.grpc, key, grpc_calls.caller(

@@ -6,6 +6,7 @@ import asyncio
 
 from agentmemory.common.v1 import message_pb2
 
+from tests.support.waiting import eventually
 from tests.topology.load import GatewayLoad, check_acknowledged, threads_on
 
 KILLED = ("gateway-a", "thread-memory-a", "agent-memory-a", "search-a")
@@ -21,8 +22,14 @@ async def test_killing_one_replica_of_each_stateless_service_under_load_loses_no
         for name in KILLED:
             before = load.answered()
             topology[name].kill()  # kill -9, in the middle of calls
-            await asyncio.sleep(2.5)
-            assert load.answered() > before, f"the load stopped after {name} was killed"
+            await asyncio.sleep(2.5)  # the load runs on between kills
+
+            async def going_on(before: int = before, name: str = name) -> bool:
+                assert load.answered() > before, f"the load stopped after {name} was killed"
+                return True
+
+            # Well within the calls' 20 s deadline; the load stopped would fail here.
+            await eventually(going_on, timeout=15)
         after_kills = dict(load.seen.calls)
         await asyncio.sleep(2)
         load.stop.set()

@@ -23,7 +23,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from datetime import UTC, datetime
@@ -34,6 +33,7 @@ import numpy
 import uvloop
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc
 
+from bench.scratch import scratch_dir
 from libs import clients, migrations
 from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
@@ -118,7 +118,7 @@ async def measure(calls: int, make_call) -> tuple[float, float]:
 
 
 async def main(sizes: list[int], calls: int) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="agent-memory-bench-"))
+    workdir = scratch_dir("agent-memory-bench-")
     postgres = EmbeddedPostgres(workdir / "postgres", free_port()).start()
     service = None
     try:

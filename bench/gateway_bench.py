@@ -31,7 +31,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +51,7 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_grpc
 from google.protobuf import struct_pb2
 
+from bench.scratch import scratch_dir
 from bench.search_bench import VOCABULARY, sentence
 from libs import clients
 from tests.support.platform import bind_memory
@@ -322,7 +322,7 @@ async def bench_search(bench: Bench, channels, key: str) -> None:
 
 
 async def main(seconds: float, only: str | None, profile: Path | None) -> None:
-    data_dir = Path(tempfile.mkdtemp(prefix="gateway-bench-"))
+    data_dir = scratch_dir("gateway-bench-")
     ports = {name: str(free_port()) for name in
              ("JOURNAL_PORT", "AGENT_MEMORY_PORT", "THREAD_MEMORY_PORT", "SEARCH_PORT",
               "GATEWAY_PORT", "GATEWAY_HTTP_PORT", "AGENTMEMORY_POSTGRES_PORT",

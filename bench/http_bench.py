@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 import httpx
 import httpx2
@@ -44,6 +42,7 @@ from google.protobuf import field_mask_pb2, struct_pb2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from bench.scratch import scratch_dir
 from libs import clients
 from tests.support.ports import free_port
 from tools import launch
@@ -82,7 +81,7 @@ def report(title: str, latencies: dict[str, list[float]], baseline: str) -> None
 
 
 async def main(calls: int) -> None:
-    data_dir = Path(tempfile.mkdtemp(prefix="http-bench-"))
+    data_dir = scratch_dir("http-bench-")
     ports = {name: str(free_port()) for name in
              ("JOURNAL_PORT", "AGENT_MEMORY_PORT", "THREAD_MEMORY_PORT", "SEARCH_PORT",
               "GATEWAY_PORT", "GATEWAY_HTTP_PORT", "AGENTMEMORY_POSTGRES_PORT",

@@ -25,7 +25,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -37,6 +36,7 @@ from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc
 
 from bench.agent_memory_bench import percentile, text
+from bench.scratch import scratch_dir
 from libs import clients, migrations
 from libs.healthcheck import is_serving
 from services.agent_memory.app import MIGRATIONS
@@ -177,7 +177,7 @@ async def run(stub, visible: list[str], calls: int) -> None:
 
 
 async def main(count: int, calls: int) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="memory-model-bench-"))
+    workdir = scratch_dir("memory-model-bench-")
     postgres = EmbeddedPostgres(workdir / "postgres", free_port()).start()
     service = None
     try:

@@ -52,7 +52,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 import uuid
@@ -68,6 +67,7 @@ from agentmemory.agent_memory.v1 import retrieval_pb2 as pb
 from agentmemory.agent_memory.v1 import retrieval_pb2_grpc as pb_grpc
 from agentmemory.common.v1 import principal_pb2
 
+from bench.scratch import scratch_dir
 from libs import clients, migrations
 from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
@@ -375,7 +375,7 @@ def report(variants: list[Variant], size: int, loads: list[float]) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
-    workdir = args.data_dir or Path(tempfile.mkdtemp(prefix="retrieval-bench-"))
+    workdir = args.data_dir or scratch_dir("retrieval-bench-")
     postgres = EmbeddedPostgres(workdir / "postgres", free_port()).start()
     variants: list[Variant] = []
     try:

@@ -32,7 +32,6 @@ import itertools
 import json
 import re
 import statistics
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, replace
@@ -42,6 +41,7 @@ from pathlib import Path
 import asyncpg
 import uvloop
 
+from bench.scratch import scratch_dir
 from libs import migrations
 from libs.embeddings import LocalEmbedder
 from services.agent_memory.app import MIGRATIONS
@@ -169,7 +169,7 @@ def mean(values) -> float:
 
 
 async def main(chats: list[Path], limit: int | None) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="retrieval-quality-"))
+    workdir = scratch_dir("retrieval-quality-")
     postgres = EmbeddedPostgres(workdir / "postgres", free_port()).start()
     try:
         repository = await Repository.connect(postgres.dsn)

@@ -31,7 +31,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -43,6 +42,7 @@ from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 
 from bench import safety_data
 from bench.persona_chat import turns
+from bench.scratch import scratch_dir
 from libs import clients
 from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
@@ -291,7 +291,7 @@ async def search_latency(workdir: Path, size: int, calls: int, chat: Path | None
 
 async def main(sizes: list[int], project: int, calls: int, workdir: Path | None,
                chat: Path | None, search_meanwhile: bool) -> None:
-    workdir = workdir or Path(tempfile.mkdtemp(prefix="search-bench-"))
+    workdir = workdir or scratch_dir("search-bench-")
     if project:
         await projection_throughput(workdir, project, search_meanwhile)
     for size in sizes:

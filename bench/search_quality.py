@@ -40,7 +40,6 @@ import asyncio
 import json
 import re
 import statistics
-import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -52,6 +51,7 @@ from agentmemory.search.v1 import search_service_pb2 as pb
 from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 from google.protobuf import timestamp_pb2
 
+from bench.scratch import scratch_dir
 from bench.search_bench import start
 from libs import clients
 from services.search.app import running
@@ -202,7 +202,7 @@ async def main(data: Path, do_sweep: bool) -> None:
           f"{sum(len(c.texts) for c in conversations):,} text turns, "
           f"{sum(len(c.questions) for c in conversations)} questions "
           f"({skipped} without text evidence skipped; {dropped} evidence turns without text)")
-    workdir = Path(tempfile.mkdtemp(prefix="search-quality-"))
+    workdir = scratch_dir("search-quality-")
     journal_port = free_port()
     journal_process = await start("journal", {"JOURNAL_PORT": str(journal_port),
                                               "JOURNAL_LOCAL_PATH": str(workdir / "journal")},

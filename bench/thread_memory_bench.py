@@ -19,7 +19,6 @@ import asyncio
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as pb_grpc
 from redis.asyncio import Redis
 
+from bench.scratch import scratch_dir
 from libs import clients
 from libs.healthcheck import is_serving
 from tests.support.journal_client import JournalClient, message, principal
@@ -103,7 +103,7 @@ async def feed_catch_up(journal: JournalClient, workdir: Path, journal_port: int
 
 
 async def main(seconds: float, threads: int) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="thread-memory-bench-"))
+    workdir = scratch_dir("thread-memory-bench-")
     redis = EmbeddedRedis(workdir / "redis", free_port()).start()
     journal_port, memory_port = free_port(), free_port()
     common = {"LOG_LEVEL": "WARNING"}

@@ -127,6 +127,7 @@ def _bge_small_en():
     return tokenizer, session
 
 
+INTERACTIVE_THREADS = 2  # queries and single documents, embedded while a call waits
 BATCH_THREADS = 2  # a batch of documents is split over this many inference threads
 BACKGROUND_NICE = 10  # their CPU priority: below every thread that serves calls
 
@@ -143,9 +144,9 @@ def _background_priority() -> None:
 
 
 class LocalEmbedder:
-    """bge-small-en through onnxruntime. Two inference threads for interactive texts (a
-    query, or a single document: the task a recall compares, a message as it arrives),
-    two for batches of documents (indexing a backlog) at a lower CPU priority."""
+    """bge-small-en through onnxruntime: inference threads for interactive texts (a query,
+    or a single document: the task a recall compares, a message as it arrives), and
+    others at a lower CPU priority for batches of documents (indexing a backlog)."""
 
     name = "local-bge-small-en"
     dimensions = 384
@@ -160,7 +161,7 @@ class LocalEmbedder:
         self._documents = concurrent.futures.ThreadPoolExecutor(
             BATCH_THREADS, thread_name_prefix="embedder", initializer=_background_priority)
         self._interactive = concurrent.futures.ThreadPoolExecutor(
-            2, thread_name_prefix="embed-query")
+            INTERACTIVE_THREADS, thread_name_prefix="embed-query")
         self._recent = RecentVectors(cache_size)
 
     def _run(self, texts: Sequence[str]) -> list[list[float]]:

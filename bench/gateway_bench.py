@@ -187,7 +187,7 @@ class Bench:
 def create_key(env: dict[str, str], role: str) -> str:
     created = subprocess.run(
         [sys.executable, "-m", "services.gateway.admin", "create-key", "--account", "demo",
-         "--name", f"bench-{role}", "--role", role], cwd=launch.ROOT, env=env,
+         "--name", f"bench-{role}", "--role", role, "--act-for-users"], cwd=launch.ROOT, env=env,
         capture_output=True, text=True, check=True)
     return created.stdout.strip()
 

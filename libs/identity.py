@@ -37,6 +37,8 @@ class Principal:
     # permissions read them); empty/unspecified for platform-internal callers.
     key_id: str = ""
     role: int = principal_pb2.KEY_ROLE_UNSPECIFIED
+    #: May name a user other than its own (the credential's ``act_for_users``).
+    act_for_users: bool = False
 
     def to_proto(self) -> principal_pb2.Principal:
         return principal_pb2.Principal(
@@ -46,6 +48,7 @@ class Principal:
             environment=self.environment,
             key_id=self.key_id,
             role=self.role,
+            act_for_users=self.act_for_users,
         )
 
 
@@ -61,6 +64,7 @@ def parse_principal(message: principal_pb2.Principal, field: str = "principal") 
         ),
         key_id=require_id(message.key_id, f"{field}.key_id") if message.key_id else "",
         role=_role(message.role, f"{field}.role"),
+        act_for_users=message.act_for_users,
     )
 
 

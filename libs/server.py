@@ -27,7 +27,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from libs import clients, errors, log, request_checks
+from libs import clients, errors, log, outages, request_checks
 from libs.metrics import Metrics
 from libs.settings import Secret, setting
 from libs.tracing import Tracing
@@ -212,6 +212,7 @@ class _Call:
 
 
 def _status_of(exc: Exception, method: str, rid: str) -> grpc.Status:
+    exc = outages.as_unavailable(exc) or exc
     if isinstance(exc, errors.DomainError):
         logger.info("%s -> %s %s: %s", method, exc.code.name, exc.reason, exc.message)
         return errors.to_grpc_status(exc)

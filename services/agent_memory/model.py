@@ -46,11 +46,17 @@ class Actor:
     user_id: str | None
     role: Role = Role.SERVICE
     key_id: str = ""
+    #: The credential may name users other than its own (platform services always may).
+    act_for_users: bool = False
 
     @classmethod
     def of(cls, principal: Principal, role: Role = Role.SERVICE) -> Actor:
         return cls(principal.account_id, principal.environment, principal.agent_id,
-                   principal.user_id, role, principal.key_id)
+                   principal.user_id, role, principal.key_id, principal.act_for_users)
+
+    @property
+    def may_name_users(self) -> bool:
+        return self.act_for_users or self.role == Role.SERVICE
 
 
 SYSTEM = "hygiene"  # the agent id recorded for hygiene's own changes

@@ -12,6 +12,8 @@ import asyncpg
 from agentmemory.gateway.v1 import (
     gateway_service_pb2,
     gateway_service_pb2_grpc,
+    key_service_pb2,
+    key_service_pb2_grpc,
     learning_service_pb2,
     learning_service_pb2_grpc,
     memory_library_service_pb2,
@@ -30,6 +32,7 @@ from libs.tracing import Tracing
 from services.gateway.bindings import MemoryBindings
 from services.gateway.http.calls import Servicers
 from services.gateway.http.server import listening
+from services.gateway.key_servicer import KeyServicer
 from services.gateway.keys import ApiKeys
 from services.gateway.learning import LearningServicer
 from services.gateway.library import MemoryLibrary
@@ -41,6 +44,7 @@ from services.gateway.runs import RunServicer
 from services.gateway.servicer import GatewayServicer
 from services.gateway.settings import GatewayConfig
 from services.gateway.threads import Threads
+from services.gateway.tokens import UserTokens
 from services.gateway.upstreams import Upstreams
 
 logger = logging.getLogger(__name__)
@@ -51,6 +55,7 @@ LIBRARY_NAME = memory_library_service_pb2.DESCRIPTOR.services_by_name[
 RUNS_NAME = run_service_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
 LEARNING_NAME = learning_service_pb2.DESCRIPTOR.services_by_name["LearningService"].full_name
 RETRIEVAL_NAME = retrieval_service_pb2.DESCRIPTOR.services_by_name["RetrievalService"].full_name
+KEYS_NAME = key_service_pb2.DESCRIPTOR.services_by_name["KeyService"].full_name
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -81,7 +86,8 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
                                   agent_memory_interceptors=[ForgetOnWrite(pinned)])
     invalidations = Invalidations(dependencies.postgres_dsn.reveal())
     try:
-        keys = ApiKeys(pool, invalidations, cache_seconds=dependencies.key_cache_seconds)
+        keys = ApiKeys(pool, invalidations, tokens=UserTokens(config.credentials.token_secret),
+                       cache_seconds=dependencies.key_cache_seconds)
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
         threads = Threads(pool, invalidations, cache_seconds=dependencies.thread_cache_seconds)
         servicer = GatewayServicer(keys, threads, upstreams, bindings, pinned)
@@ -89,6 +95,7 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
         runs = RunServicer(keys, threads, upstreams)
         learning = LearningServicer(keys, upstreams)
         retrieval = RetrievalServicer(keys, Retrieval(upstreams, threads))
+        key_servicer = KeyServicer(keys)
         server = GrpcServer(config.server, [
             ServiceBinding(SERVICE_NAME, lambda s: gateway_service_pb2_grpc
                            .add_GatewayServiceServicer_to_server(servicer, s)),
@@ -100,10 +107,12 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
                            .add_LearningServiceServicer_to_server(learning, s)),
             ServiceBinding(RETRIEVAL_NAME, lambda s: retrieval_service_pb2_grpc
                            .add_RetrievalServiceServicer_to_server(retrieval, s)),
+            ServiceBinding(KEYS_NAME, lambda s: key_service_pb2_grpc
+                           .add_KeyServiceServicer_to_server(key_servicer, s)),
         ], tracing=tracing)
         # HTTP first: once gRPC health says SERVING, both listeners answer.
         handlers = Servicers(gateway=servicer, library=library, retrieval=retrieval, runs=runs,
-                             learning=learning)
+                             learning=learning, keys=key_servicer)
         async with invalidations.listening(), pinned.watching(upstreams.agent_memory), \
                 listening(handlers, keys, pool, config.http, host=config.server.host,
                           grace_seconds=config.server.shutdown_grace_seconds,

@@ -67,14 +67,14 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         bound = await self._bindings.bound(principal)
         return pb.BuildContextResponse(
             messages=messages,
-            tools=conversions.offered_tools(surface, bound))
+            tools=conversions.offered_tools(surface, bound, principal.act_for_users))
 
     async def ListTools(self, request: pb.ListToolsRequest, context) -> pb.ListToolsResponse:
         principal = await self._principal(context, request.caller)
         surface = conversions.surface(request.caller)
         bound = await self._bindings.bound(principal)
         return pb.ListToolsResponse(
-            tools=conversions.offered_tools(surface, bound))
+            tools=conversions.offered_tools(surface, bound, principal.act_for_users))
 
     async def CallTool(self, request: pb.CallToolRequest, context) -> pb.CallToolResponse:
         principal = await self._principal(context, request.caller)

@@ -36,6 +36,15 @@ class GatewayHttpSettings:
 
 
 @dataclass(frozen=True)
+class GatewayCredentialSettings:
+    token_secret: Secret = setting(
+        "TOKEN_SECRET", Secret(""), "Signs the short-lived user tokens that act_for_users keys "
+        "mint (KeyService.MintUserToken; never logged). Give every replica the same one, at "
+        "least 32 characters. Empty: a random one per process, so a token works only on the "
+        "replica that minted it, until it restarts.")
+
+
+@dataclass(frozen=True)
 class GatewayDependencies:
     postgres_dsn: Secret = setting(
         "POSTGRES_DSN", Secret("postgresql://postgres@127.0.0.1:5432/agentmemory"),
@@ -85,6 +94,7 @@ class GatewayDependencies:
 class GatewayConfig:
     server: GatewayServerSettings
     http: GatewayHttpSettings
+    credentials: GatewayCredentialSettings
     dependencies: GatewayDependencies
     process: ProcessSettings
 
@@ -93,11 +103,13 @@ class GatewayConfig:
         return cls(
             server=settings.load(GatewayServerSettings, prefix=PREFIX, environ=environ),
             http=settings.load(GatewayHttpSettings, prefix=PREFIX, environ=environ),
+            credentials=settings.load(GatewayCredentialSettings, prefix=PREFIX, environ=environ),
             dependencies=settings.load(GatewayDependencies, prefix=PREFIX, environ=environ),
             process=ProcessSettings.from_env(environ),
         )
 
 
 def variables() -> Iterator[settings.Variable]:
-    for part in (GatewayServerSettings, GatewayHttpSettings, GatewayDependencies):
+    for part in (GatewayServerSettings, GatewayHttpSettings, GatewayCredentialSettings,
+                 GatewayDependencies):
         yield from settings.describe(part, prefix=PREFIX)

@@ -41,6 +41,7 @@ from libs import memory_names
 from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument, PermissionDenied
 from libs.identity import ID_PATTERN, Principal, require_id
+from services.gateway import callers
 from services.gateway.retrieval import Retrieval
 from services.gateway.upstreams import Upstreams
 
@@ -77,11 +78,23 @@ class Tool:
     #: Result fields that are the tool's text for MCP clients, in order (a string as it is,
     #: anything else as JSON); empty: the whole result as JSON.
     text: tuple[str, ...] = ()
+    #: Arguments that name a user: published to, and taken from, only a credential that
+    #: may act for users. For anyone else the user comes from the credential, so a model
+    #: talked into filling one in cannot choose whose memories are read.
+    user_arguments: tuple[str, ...] = ()
 
     def offered(self, surface: int, memory_bound: bool) -> bool:
         if self.memory and not memory_bound:
             return False
         return surface in self.surfaces
+
+    def published(self, act_for_users: bool) -> dict[str, Any]:
+        """The argument schema this credential is shown."""
+        if act_for_users or not self.user_arguments:
+            return self.parameters
+        return {**self.parameters, "properties": {
+            name: spec for name, spec in self.parameters["properties"].items()
+            if name not in self.user_arguments}}
 
 
 def _schema(properties: dict, required: list[str]) -> dict:
@@ -309,8 +322,8 @@ TOOLS = [
          _schema({"query": _text("What the task is about, in natural language"),
                   "runId": {**_ID_SCHEMA, "description": "This run: its memories come back "
                                                          "too, and the receipt is tied to it"},
-                  "userId": {**_ID_SCHEMA, "description": "Narrow to this end user (when the "
-                                                          "caller states none)"},
+                  "userId": {**_ID_SCHEMA, "description": "Narrow to this end user (only for "
+                                                          "a key that may act for users)"},
                   "facet": {"type": "string", "minLength": 1, "maxLength": 256,
                             "description": "Only memories tagged facet=<this>"},
                   "includeSuperseded": {"type": "boolean"},
@@ -322,7 +335,7 @@ TOOLS = [
                   "rerank": {"type": "boolean",
                              "description": "LLM reranking; assisted mode only"}},
                  ["query", "runId"]), True, MCP_ONLY, _search_memory,
-         text=("context", "explanations")),
+         text=("context", "explanations"), user_arguments=("userId",)),
 ]
 _BY_NAME = {tool.name: tool for tool in TOOLS}
 
@@ -344,6 +357,8 @@ async def run(upstreams: Upstreams, name: str, call: Call,
         raise PermissionDenied(f"tool {name!r} is not available to this caller",
                                reason="TOOL_NOT_AVAILABLE", metadata={"tool": name})
     call = dataclasses.replace(call, arguments=check_arguments(tool, call.arguments))
+    for name in tool.user_arguments:
+        callers.check_named_user(call.principal, call.arguments.get(name, ""), f"arguments.{name}")
     try:
         return await tool.run(upstreams, call), False
     except DomainError as exc:

@@ -41,10 +41,18 @@ class Platform:
     def grpc(self) -> str:
         return self.gateway
 
-    def create_key(self, account: str, role: str = "admin") -> str:
-        done = subprocess.run([sys.executable, "-m", "services.gateway.admin", "create-key",
-                               "--account", account, "--role", role], cwd=launch.ROOT,
-                              env=self.env, capture_output=True, text=True, check=True)
+    def create_key(self, account: str, role: str = "admin", *, act_for_users: bool = True,
+                   user: str = "", agents: tuple[str, ...] = ()) -> str:
+        """A key made by the operator's command line; by default a service key that may
+        act for users (what most tests state callers with)."""
+        command = [sys.executable, "-m", "services.gateway.admin", "create-key",
+                   "--account", account, "--role", role]
+        command += ["--act-for-users"] * act_for_users
+        command += ["--user", user] * bool(user)
+        for agent in agents:
+            command += ["--agent", agent]
+        done = subprocess.run(command, cwd=launch.ROOT, env=self.env, capture_output=True,
+                              text=True, check=True)
         return done.stdout.strip()
 
     def key(self, account: str) -> str:

@@ -372,13 +372,15 @@ class Retrieval:
 
 
 def _acting_for(actor: Actor, user_id: str | None) -> Actor:
-    """The request's user narrows to that person; a caller with its own user may not
-    name another."""
+    """The request's user narrows to that person; naming another user than the
+    caller's own needs a credential that may act for users (seed 002: "Requires the
+    act for users permission")."""
     if user_id is None or user_id == actor.user_id:
         return actor
-    if actor.user_id:
-        raise PermissionDenied("user_id differs from the caller's user",
-                               reason="USER_MISMATCH", metadata={"field": "user_id"})
+    if not actor.may_name_users:
+        raise PermissionDenied("user_id: naming a user other than the caller's own needs a key "
+                               "with act_for_users", reason="ACT_FOR_USERS_REQUIRED",
+                               metadata={"field": "user_id"})
     return replace(actor, user_id=user_id)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from agentmemory.gateway.v1 import (
     gateway_service_pb2,
+    key_service_pb2,
     learning_service_pb2,
     memory_library_service_pb2,
     retrieval_service_pb2,
@@ -51,6 +52,7 @@ SERVICES: dict[str, descriptor.ServiceDescriptor] = {
     "retrieval": retrieval_service_pb2.DESCRIPTOR.services_by_name["RetrievalService"],
     "runs": run_service_pb2.DESCRIPTOR.services_by_name["RunService"],
     "learning": learning_service_pb2.DESCRIPTOR.services_by_name["LearningService"],
+    "keys": key_service_pb2.DESCRIPTOR.services_by_name["KeyService"],
 }
 #: An alias target: the API key's account (seed 002's workspaceId).
 ACCOUNT = "<the API key's account>"
@@ -165,6 +167,16 @@ OPERATIONS = [
               "Delete a procedure."),
     Operation("GET", "/v1/learning/audit", "learning", "ListLearningAudit",
               "The learning audit trail."),
+    # KeyService: the account's API keys and user tokens.
+    Operation("POST", "/v1/keys", "keys", "CreateKey", "Create an API key (admins)."),
+    Operation("GET", "/v1/keys", "keys", "ListKeys", "The account's API keys (admins)."),
+    Operation("POST", "/v1/keys/{key_id}:rotate", "keys", "RotateKey",
+              "Give a key a new secret, the old one working for a grace period (admins)."),
+    Operation("DELETE", "/v1/keys/{key_id}", "keys", "RevokeKey", "Revoke a key (admins)."),
+    Operation("GET", "/v1/keys:events", "keys", "ListKeyEvents",
+              "What was done with the account's keys, newest first (admins)."),
+    Operation("POST", "/v1/tokens", "keys", "MintUserToken",
+              "A short-lived user token for one user and agent (act_for_users keys)."),
 ]
 
 _PARSE_STEP = re.compile(r"Failed to parse (\w+) field: ")

@@ -21,6 +21,7 @@ import urllib.parse
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +40,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from libs.errors import DomainError, InvalidArgument, ResourceExhausted
-from libs.identity import ID_PATTERN, require_id
+from libs.identity import ID_PATTERN
 from libs.server import REQUEST_ID_HEADER
+from services.gateway import callers
 from services.gateway.http import calls, errors
 from services.gateway.http.web import forms
 from services.gateway.http.web.sessions import Session, Sessions
-from services.gateway.keys import ApiKeys
+from services.gateway.keys import ApiKeys, Credential
 
 HERE = Path(__file__).parent
 COOKIE, SIGN_IN_COOKIE = "am_session", "am_signin"
@@ -133,6 +135,13 @@ class Page:
     @property
     def base(self) -> str:
         return f"/a/{self.account}/memory"
+
+
+def _acting_as(credential: Credential, agent_id: str, user_id: str) -> dict[str, str]:
+    """The agent and user the page acts as: what the person chose, as far as the
+    credential allows (a user token or a bound key fills in its own)."""
+    return {"agent_id": callers.agent_of(credential, agent_id, "agent"),
+            "user_id": callers.user_of(credential, user_id, "user")}
 
 
 def _redirect(url: str) -> RedirectResponse:
@@ -314,20 +323,21 @@ class LibraryPages:
         values = {"agent_id": form.get("agent_id", "").strip(),
                   "user_id": form.get("user_id", "").strip()}
         try:
-            key = await self._keys.authenticate(f"Bearer {form.get('api_key', '').strip()}")
-            if key.account_id != account:
+            credential = await self._keys.authenticate(
+                f"Bearer {form.get('api_key', '').strip()}")
+            if credential.account_id != account:
                 return await self._sign_in_form(
                     request, status=403, values=values,
                     error=f"This API key is not a key of the account {account}.")
-            require_id(values["agent_id"], "agent")
-            if values["user_id"]:
-                require_id(values["user_id"], "user")
+            values = _acting_as(credential, values["agent_id"], values["user_id"])
         except DomainError as exc:
             return await self._sign_in_form(request, error=exc.message, values=values,
                                             status=errors.status(exc))
+        ends = (None if credential.expires_at is None
+                else datetime.fromtimestamp(credential.expires_at, UTC))
         session = await self._sessions.create(
             account, form["api_key"].strip(), values["agent_id"], values["user_id"],
-            replacing=request.cookies.get(COOKIE))
+            replacing=request.cookies.get(COOKIE), not_after=ends)
         response = _redirect(f"/a/{account}/memory")
         response.set_cookie(COOKIE, self._sessions.cookie_value(session),
                             max_age=self._sessions.max_age_seconds, path=f"/a/{account}/",
@@ -345,11 +355,10 @@ class LibraryPages:
         return response
 
     async def _set_view(self, page: Page) -> Response:
-        agent_id = require_id(page.form.get("agent_id", "").strip(), "agent")
-        user_id = page.form.get("user_id", "").strip()
-        if user_id:
-            require_id(user_id, "user")
-        await self._sessions.set_view(page.session, agent_id, user_id)
+        credential = await self._keys.authenticate(page.session.authorization)
+        values = _acting_as(credential, page.form.get("agent_id", "").strip(),
+                            page.form.get("user_id", "").strip())
+        await self._sessions.set_view(page.session, values["agent_id"], values["user_id"])
         return self._done(page, "", "view")
 
     # -- memories ------------------------------------------------------------------
@@ -502,12 +511,12 @@ class LibraryPages:
                                    library_pb.GetAccountSettingsRequest())
         agent = await self._call(page, "library", "GetAgentSettings",
                                  library_pb.GetAgentSettingsRequest())
-        key = await self._keys.authenticate(page.session.authorization)
+        credential = await self._keys.authenticate(page.session.authorization)
         return self._render(page.request, "settings.html", {
             "account_settings": forms.view(account.settings),
             "agent_settings": forms.view(agent.settings),
             "account_memory_enabled": agent.account_memory_enabled,
-            "admin": key.role == "admin", "extraction_modes": forms.EXTRACTION_MODES}, page=page)
+            "admin": credential.role == "admin", "extraction_modes": forms.EXTRACTION_MODES}, page=page)
 
     async def _save_account(self, page: Page) -> Response:
         await self._call(page, "library", "UpdateAccountSettings",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from libs.identity import parse_principal, require_id
 from services.agent_memory import rules
 from services.agent_memory.model import (
     AccountSettings,
+    AccountUsage,
     Action,
     Actor,
     AgentSettings,
@@ -27,6 +29,7 @@ from services.agent_memory.model import (
     Explanation,
     MemoryFilter,
     NewMemory,
+    Quotas,
     Recalled,
     Role,
     Source,
@@ -336,7 +339,8 @@ def audit_token(records: list[AuditRecord], page_size: int) -> str:
 
 # -- settings ----------------------------------------------------------------------
 
-ACCOUNT_SETTINGS = ("memory_enabled", "retention_days", "default_token_budget")
+ACCOUNT_SETTINGS = ("memory_enabled", "retention_days", "default_token_budget", "environments",
+                    *(f"quotas.{name}" for name in rules.QUOTA_DEFAULTS))
 AGENT_SETTINGS = ("memory_bound", "extraction_mode", "procedures_enabled")
 
 
@@ -344,7 +348,13 @@ def account_settings(value: AccountSettings) -> pb.AccountSettings:
     return pb.AccountSettings(memory_enabled=value.memory_enabled,
                               retention_days=value.retention_days,
                               default_token_budget=value.default_token_budget,
-                              update_time=_timestamp(value.updated_at))
+                              update_time=_timestamp(value.updated_at),
+                              environments=value.environments,
+                              quotas=pb.AccountQuotas(**dataclasses.asdict(value.quotas)))
+
+
+def account_usage(value: AccountUsage) -> pb.AccountUsage:
+    return pb.AccountUsage(**dataclasses.asdict(value))
 
 
 def agent_settings(value: AgentSettings) -> pb.AgentSettings:
@@ -355,8 +365,12 @@ def agent_settings(value: AgentSettings) -> pb.AgentSettings:
 
 
 def account_settings_update(message: pb.AccountSettings) -> AccountSettings:
+    """The values of an update; a quota of 0 stands for the platform's default."""
+    quotas = {name: getattr(message.quotas, name) or default
+              for name, default in rules.QUOTA_DEFAULTS.items()}
     return AccountSettings(message.memory_enabled, message.retention_days,
-                           message.default_token_budget)
+                           message.default_token_budget,
+                           environments=tuple(message.environments), quotas=Quotas(**quotas))
 
 
 def agent_settings_update(message: pb.AgentSettings, fields: Sequence[str]) -> AgentSettings:

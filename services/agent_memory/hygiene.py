@@ -9,7 +9,9 @@
 - tombstones older than the retention window are purged for real: the row,
   every version, the index point (through the outbox), and the content in
   their audit records; one ``purge`` record remains;
-- request ids older than a day are forgotten.
+- request ids older than a day are forgotten;
+- delivery receipts older than the account's retention window are deleted, with
+  their items and credits (the per-day receipt counts with them).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class HygieneReport:
     decayed: int
     purged: int
     pruned_versions: int
+    receipts_deleted: int
 
 
 class Hygiene:
@@ -47,9 +50,12 @@ class Hygiene:
         pruned = await self._repository.prune_versions(self._clock.now())
         purged = await self._each(self._repository.purgeable_ids, self._writes.purge)
         await self._repository.forget_requests(self._clock.now() - rules.REQUEST_ID_TTL)
-        report = HygieneReport(expired, decayed, purged, pruned)
-        logger.info("hygiene: %d expired, %d decayed, %d versions pruned, %d purged",
-                    expired, decayed, pruned, purged)
+        receipts = 0
+        while (deleted := await self._repository.purge_receipts(self._clock.now(), _BATCH)):
+            receipts += deleted
+        report = HygieneReport(expired, decayed, purged, pruned, receipts)
+        logger.info("hygiene: %d expired, %d decayed, %d versions pruned, %d purged, %d receipts"
+                    " deleted", expired, decayed, pruned, purged, receipts)
         return report
 
     async def _each(self, find, act) -> int:

@@ -22,6 +22,7 @@ from services.agent_memory.hygiene import Hygiene, HygieneReport
 from services.agent_memory.index import VectorIndex
 from services.agent_memory.model import (
     AccountSettings,
+    AccountUsage,
     Actor,
     AgentSettings,
     AuditRecord,
@@ -176,6 +177,9 @@ class AgentMemory:
 
     async def account_settings(self, actor: Actor) -> AccountSettings:
         return await self._repository.account_settings(actor.account_id)
+
+    async def account_usage(self, actor: Actor) -> AccountUsage:
+        return await self._repository.account_usage(actor.account_id, self._clock.now().date())
 
     async def agent_settings(self, actor: Actor) -> tuple[AgentSettings, bool]:
         return await self._repository.agent_settings(actor)

@@ -171,11 +171,31 @@ class AuditRecord:
 
 
 @dataclass(frozen=True)
+class Quotas:
+    """What any key can make the platform allocate for one account."""
+
+    environments: int = rules.QUOTA_DEFAULTS["environments"]
+    memories: int = rules.QUOTA_DEFAULTS["memories"]
+    pending_suggestions: int = rules.QUOTA_DEFAULTS["pending_suggestions"]
+    receipts_per_day: int = rules.QUOTA_DEFAULTS["receipts_per_day"]
+    runs_per_day: int = rules.QUOTA_DEFAULTS["runs_per_day"]
+
+
+@dataclass(frozen=True)
+class AccountUsage:
+    memories: int = 0
+    pending_suggestions: int = 0
+    receipts_today: int = 0
+
+
+@dataclass(frozen=True)
 class AccountSettings:
     memory_enabled: bool = True
     retention_days: int = rules.SETTINGS_RETENTION_DAYS
     default_token_budget: int = rules.SETTINGS_TOKEN_BUDGET
     updated_at: datetime | None = None
+    environments: tuple[str, ...] = rules.SETTINGS_ENVIRONMENTS
+    quotas: Quotas = Quotas()
 
 
 @dataclass(frozen=True)

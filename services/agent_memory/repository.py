@@ -20,16 +20,18 @@ import re
 import zlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from uuid import UUID
 
 import asyncpg
 
 from libs import postgres
 from libs.errors import AlreadyExists, Unavailable
+from libs.quotas import quota_exceeded
 from services.agent_memory import rules, sql
 from services.agent_memory.model import (
     AccountSettings,
+    AccountUsage,
     Action,
     Actor,
     AgentSettings,
@@ -37,6 +39,7 @@ from services.agent_memory.model import (
     Author,
     Entry,
     MemoryFilter,
+    Quotas,
     Role,
     Version,
 )
@@ -99,11 +102,23 @@ def _json(value) -> dict | None:
     return None if value is None else json.loads(value)
 
 
+def _settings_columns(prefix: str = "") -> str:
+    names = ("memory_enabled", "retention_days", "default_token_budget", "updated_at",
+             "environments", *(f"quota_{name}" for name in rules.QUOTA_DEFAULTS))
+    return ", ".join(prefix + name for name in names)
+
+
+_SETTINGS = _settings_columns()
+
+
 def _account_settings(row) -> AccountSettings:
     if row is None or row["memory_enabled"] is None:
         return AccountSettings()
+    quotas = Quotas(**{name: row[f"quota_{name}"] or default
+                       for name, default in rules.QUOTA_DEFAULTS.items()})
     return AccountSettings(row["memory_enabled"], row["retention_days"],
-                           row["default_token_budget"], row["updated_at"])
+                           row["default_token_budget"], row["updated_at"],
+                           tuple(row["environments"]), quotas)
 
 
 def _lock_key(text: str) -> int:
@@ -325,9 +340,16 @@ class Repository:
 
     async def account_settings(self, account_id: str) -> AccountSettings:
         row = await self._pool.fetchrow(
-            "SELECT memory_enabled, retention_days, default_token_budget, updated_at"
-            " FROM account_settings WHERE account_id = $1", account_id)
+            f"SELECT {_SETTINGS} FROM account_settings WHERE account_id = $1", account_id)
         return _account_settings(row)
+
+    async def account_usage(self, account_id: str, today: date) -> AccountUsage:
+        row = await self._pool.fetchrow(
+            "SELECT (SELECT memories FROM account_usage WHERE account_id = $1) AS memories,"
+            " (SELECT receipts FROM account_daily_usage WHERE account_id = $1 AND day = $2)"
+            " AS receipts, (SELECT count(*) FROM learning_suggestions WHERE account_id = $1"
+            " AND status = 'pending') AS pending", account_id, today)
+        return AccountUsage(row["memories"] or 0, row["pending"], row["receipts"] or 0)
 
     async def agent_settings(self, actor: Actor) -> tuple[AgentSettings, bool]:
         """The agent's settings and whether memory is enabled for its account."""
@@ -475,6 +497,22 @@ class Repository:
     async def forget_requests(self, before: datetime) -> None:
         await self._pool.execute("DELETE FROM memory_store_requests WHERE created_at < $1", before)
 
+    async def purge_receipts(self, now: datetime, batch: int) -> int:
+        """Receipts (and their items and credits) older than their account's retention
+        window: after it, feedback on them has nothing left to credit."""
+        deleted = await self._pool.fetchval(
+            "WITH old AS (SELECT r.account_id, r.environment, r.id FROM retrieval_receipts r"
+            " LEFT JOIN account_settings s ON s.account_id = r.account_id"
+            " WHERE r.created_at < $1::timestamptz"
+            " - make_interval(days => coalesce(s.retention_days, $2))"
+            " LIMIT $3), gone AS (DELETE FROM retrieval_receipts r USING old"
+            " WHERE (r.account_id, r.environment, r.id) = (old.account_id, old.environment,"
+            " old.id) RETURNING 1) SELECT count(*) FROM gone",
+            now, rules.SETTINGS_RETENTION_DAYS, batch)
+        await self._pool.execute("DELETE FROM account_daily_usage WHERE day < $1",
+                                 (now - timedelta(days=1)).date())
+        return deleted
+
 
 class Transaction:
     """The write primitives, inside one short PostgreSQL transaction."""
@@ -485,16 +523,24 @@ class Transaction:
     async def lock(self, name: str, account_id: str) -> AccountSettings:
         """Serialize writers of one capacity bucket; returns the account's settings."""
         row = await self._c.fetchrow(
-            "SELECT pg_advisory_xact_lock($1), s.memory_enabled, s.retention_days,"
-            " s.default_token_budget, s.updated_at FROM (SELECT 1) one"
+            f"SELECT pg_advisory_xact_lock($1), {_settings_columns('s.')} FROM (SELECT 1) one"
             " LEFT JOIN account_settings s ON s.account_id = $2", _lock_key(name), account_id)
         return _account_settings(row)
 
     async def settings(self, account_id: str) -> AccountSettings:
         row = await self._c.fetchrow(
-            "SELECT memory_enabled, retention_days, default_token_budget, updated_at"
-            " FROM account_settings WHERE account_id = $1", account_id)
+            f"SELECT {_SETTINGS} FROM account_settings WHERE account_id = $1", account_id)
         return _account_settings(row)
+
+    async def check_memory_quota(self, account_id: str, quotas: Quotas, adding: int) -> None:
+        """Room for ``adding`` more stored memories in the account (the count is kept by
+        the triggers of migration 0008)."""
+        stored = await self._c.fetchval(
+            "SELECT memories FROM account_usage WHERE account_id = $1", account_id) or 0
+        if stored + adding > quotas.memories:
+            raise quota_exceeded("memories", quotas.memories,
+                                 f"the account stores {stored} memories, its quota is "
+                                 f"{quotas.memories}")
 
     async def live_by_key(self, account_id: str, environment: str, scope: Scope, agent_id: str,
                           owner_user_id: str, key: str) -> Entry | None:
@@ -748,16 +794,25 @@ class Transaction:
             "INSERT INTO account_settings (account_id, updated_at) VALUES ($1, $2)"
             " ON CONFLICT DO NOTHING", account_id, now)
         row = await self._c.fetchrow(
-            "SELECT memory_enabled, retention_days, default_token_budget, updated_at"
-            " FROM account_settings WHERE account_id = $1 FOR UPDATE", account_id)
+            f"SELECT {_SETTINGS} FROM account_settings WHERE account_id = $1 FOR UPDATE",
+            account_id)
         return _account_settings(row)
 
     async def save_account_settings(self, account_id: str, settings: AccountSettings) -> None:
+        quotas = [getattr(settings.quotas, name) for name in rules.QUOTA_DEFAULTS]
+        defaults = list(rules.QUOTA_DEFAULTS.values())
         await self._c.execute(
             "UPDATE account_settings SET memory_enabled = $2, retention_days = $3,"
-            " default_token_budget = $4, updated_at = $5 WHERE account_id = $1",
+            " default_token_budget = $4, updated_at = $5, environments = $6,"
+            " quota_environments = NULLIF($7::int, $12::int),"
+            " quota_memories = NULLIF($8::bigint, $13::bigint),"
+            " quota_pending_suggestions = NULLIF($9::int, $14::int),"
+            " quota_receipts_per_day = NULLIF($10::int, $15::int),"
+            " quota_runs_per_day = NULLIF($11::int, $16::int)"
+            " WHERE account_id = $1",
             account_id, settings.memory_enabled, settings.retention_days,
-            settings.default_token_budget, settings.updated_at)
+            settings.default_token_budget, settings.updated_at, list(settings.environments),
+            *quotas, *defaults)
 
 
 def _dump(value: dict | None) -> str | None:

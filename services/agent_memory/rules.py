@@ -143,6 +143,13 @@ SETTINGS_RETENTION_DAYS = 30
 SETTINGS_RETENTION_RANGE = (1, 3650)
 SETTINGS_TOKEN_BUDGET = 4000
 SETTINGS_TOKEN_BUDGET_RANGE = (256, 32000)
+SETTINGS_ENVIRONMENTS = ("default",)
+
+# Per-account quotas (AccountQuotas): what any key can make the platform allocate.
+# The platform's defaults; the operator changes them per account.
+QUOTA_DEFAULTS = {"environments": 10, "memories": 100_000, "pending_suggestions": 10_000,
+                  "receipts_per_day": 100_000, "runs_per_day": 10_000}
+QUOTA_MAXIMUM = 2**31 - 1
 
 
 class ExtractionMode(enum.StrEnum):

@@ -93,7 +93,8 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
         report = await self._memory.run_hygiene()
         return pb.RunHygieneResponse(expired=report.expired, decayed=report.decayed,
                                      purged=report.purged,
-                                     pruned_versions=report.pruned_versions)
+                                     pruned_versions=report.pruned_versions,
+                                     receipts_deleted=report.receipts_deleted)
 
     async def Reindex(self, request: pb.ReindexRequest, context):
         actor = conversions.actor(request.principal)
@@ -208,7 +209,9 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
     async def GetAccountSettings(self, request, context) -> pb.GetAccountSettingsResponse:
         actor = conversions.actor(request.principal)
         settings = await self._memory.account_settings(actor)
-        return pb.GetAccountSettingsResponse(settings=conversions.account_settings(settings))
+        usage = await self._memory.account_usage(actor)
+        return pb.GetAccountSettingsResponse(settings=conversions.account_settings(settings),
+                                             usage=conversions.account_usage(usage))
 
     async def UpdateAccountSettings(self, request, context) -> pb.UpdateAccountSettingsResponse:
         actor = conversions.actor(request.principal)

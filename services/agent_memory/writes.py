@@ -21,6 +21,7 @@ user becomes shared, sensitive content becomes private.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import uuid
@@ -34,8 +35,11 @@ from libs.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    PermissionDenied,
     ResourceExhausted,
 )
+from libs.identity import require_id
+from libs.quotas import quota_exceeded
 from services.agent_memory import exchange, permissions, rules, validation
 from services.agent_memory.clock import Clock
 from services.agent_memory.model import (
@@ -190,8 +194,9 @@ class Writes:
                                    scope=scope, importance=importance, source=source)
         now = self._clock.now()
         async with self._repository.transaction() as tx:
-            _enabled(await tx.lock(lock_name(actor.account_id, actor.environment, scope,
-                                             actor.agent_id, owner), actor.account_id))
+            settings = await tx.lock(lock_name(actor.account_id, actor.environment, scope,
+                                               actor.agent_id, owner), actor.account_id)
+            _enabled(settings)
             if request_id:
                 replayed = await self._replay(tx, actor, request_id, fingerprint, now)
                 if replayed is not None:
@@ -222,6 +227,7 @@ class Writes:
                     expires_at=rules.expiry(kind, now), created_at=now, updated_at=now,
                     author=author)
                 await self._check_capacity(tx, entry, now)
+                await tx.check_memory_quota(actor.account_id, settings.quotas, 1)
                 result = StoreResult(await self._create(tx, entry, Action.CREATE, author, now),
                                      StoreOutcome.CREATED)
             if request_id:
@@ -300,12 +306,15 @@ class Writes:
             content_hash=content_hash(new.content), source=new.source,
             expires_at=rules.expiry(kind, now), created_at=now, updated_at=now, author=author)
         async with self._repository.transaction() as tx:
-            _enabled(await tx.lock(_lock_of(entry), actor.account_id))
+            settings = await tx.lock(_lock_of(entry), actor.account_id)
+            _enabled(settings)
             if request_id:
                 replayed = await self._replay(tx, actor, request_id, fingerprint, now)
                 if replayed is not None:
                     return replayed[0]
             await self._check_capacity(tx, entry, now)
+            if scope != Scope.PLATFORM:
+                await tx.check_memory_quota(account, settings.quotas, 1)
             created = await self._create(tx, entry, Action.CREATE, author, now)
             if request_id:
                 await tx.save_request(actor, request_id, fingerprint, created.id,
@@ -448,7 +457,8 @@ class Writes:
         now = self._clock.now()
         unchanged, conflicts, accepted = 0, [], []
         async with self._repository.transaction() as tx:
-            _enabled(await tx.settings(actor.account_id))
+            settings = await tx.settings(actor.account_id)
+            _enabled(settings)
             for name in sorted({_lock_of(e) for _, e, _ in memories}):
                 await tx.lock(name, actor.account_id)
             ids = [e.id for _, e, _ in memories]
@@ -473,6 +483,7 @@ class Writes:
                     taken.add(_key_of(entry))
                 existing[entry.id], history[entry.id] = entry, versions  # repeated in the file
                 accepted.append((entry, versions, exchange.snapshot(entry)))
+            await tx.check_memory_quota(actor.account_id, settings.quotas, len(accepted))
             await tx.insert_imported(accepted, Author.of(actor), now)
         return ImportResult(len(accepted), unchanged, conflicts)
 
@@ -531,10 +542,26 @@ class Writes:
         low, high = rules.SETTINGS_TOKEN_BUDGET_RANGE
         if "default_token_budget" in fields and not low <= values.default_token_budget <= high:
             raise InvalidArgument("settings.default_token_budget", f"must be {low}-{high}")
+        quotas = [f.removeprefix("quotas.") for f in fields if f.startswith("quotas.")]
+        if quotas and actor.role != Role.OPERATOR:
+            raise PermissionDenied("an account's quotas are set by the platform operator",
+                                   reason="OPERATOR_REQUIRED",
+                                   metadata={"field": f"settings.quotas.{quotas[0]}"})
+        for name in quotas:
+            if not 0 < getattr(values.quotas, name) <= rules.QUOTA_MAXIMUM:
+                raise InvalidArgument(f"settings.quotas.{name}", "must be positive (0: the "
+                                      "platform default)")
+        if "environments" in fields:
+            _check_environments(values.environments)
         now = self._clock.now()
         async with self._repository.transaction() as tx:
             before = await tx.locked_account_settings(actor.account_id, now)
-            after = replace(before, **{f: getattr(values, f) for f in fields}, updated_at=now)
+            plain = {f: getattr(values, f) for f in fields if not f.startswith("quotas.")}
+            after = replace(before, **plain, updated_at=now, quotas=replace(
+                before.quotas, **{name: getattr(values.quotas, name) for name in quotas}))
+            if len(after.environments) > after.quotas.environments:
+                raise quota_exceeded("environments", after.quotas.environments,
+                                     f"{len(after.environments)} environments")
             await tx.save_account_settings(actor.account_id, after)
             await tx.audit_only(actor.account_id, actor.environment, Scope.ACCOUNT, "", "", None,
                                 None, Action.ACCOUNT_SETTINGS, Author.of(actor),
@@ -617,5 +644,15 @@ def _importable(actor: Actor, entry: Entry, versions: Sequence[Version], field: 
 
 
 def _settings_json(settings: AccountSettings | AgentSettings) -> dict:
-    values = {k: v for k, v in settings.__dict__.items() if k != "updated_at"}
-    return {k: str(v) if not isinstance(v, bool | int | float) else v for k, v in values.items()}
+    values = {k: v for k, v in dataclasses.asdict(settings).items() if k != "updated_at"}
+    return {k: v if isinstance(v, bool | int | float | dict | list) else
+            list(v) if isinstance(v, tuple) else str(v) for k, v in values.items()}
+
+
+def _check_environments(environments: tuple[str, ...]) -> None:
+    if not environments:
+        raise InvalidArgument("settings.environments", "at least one environment")
+    for index, environment in enumerate(environments):
+        require_id(environment, f"settings.environments[{index}]")
+    if len(set(environments)) != len(environments):
+        raise InvalidArgument("settings.environments", "each environment at most once")

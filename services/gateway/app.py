@@ -29,7 +29,9 @@ from libs.errors import Unavailable
 from libs.invalidations import Invalidations
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
+from services.gateway.accounts import Accounts
 from services.gateway.bindings import MemoryBindings
+from services.gateway.callers import Callers
 from services.gateway.http.calls import Servicers
 from services.gateway.http.server import listening
 from services.gateway.key_servicer import KeyServicer
@@ -89,13 +91,15 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
         keys = ApiKeys(pool, invalidations, tokens=UserTokens(config.credentials.token_secret),
                        cache_seconds=dependencies.key_cache_seconds)
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
+        accounts = Accounts(upstreams, pool, cache_seconds=dependencies.settings_cache_seconds)
+        callers = Callers(keys, accounts)
         threads = Threads(pool, invalidations, cache_seconds=dependencies.thread_cache_seconds)
-        servicer = GatewayServicer(keys, threads, upstreams, bindings, pinned)
-        library = MemoryLibraryServicer(keys, MemoryLibrary(upstreams, bindings))
-        runs = RunServicer(keys, threads, upstreams)
-        learning = LearningServicer(keys, upstreams)
-        retrieval = RetrievalServicer(keys, Retrieval(upstreams, threads))
-        key_servicer = KeyServicer(keys)
+        servicer = GatewayServicer(callers, threads, upstreams, bindings, pinned)
+        library = MemoryLibraryServicer(callers, MemoryLibrary(upstreams, bindings, accounts))
+        runs = RunServicer(callers, threads, upstreams)
+        learning = LearningServicer(callers, upstreams)
+        retrieval = RetrievalServicer(callers, Retrieval(upstreams, threads))
+        key_servicer = KeyServicer(callers)
         server = GrpcServer(config.server, [
             ServiceBinding(SERVICE_NAME, lambda s: gateway_service_pb2_grpc
                            .add_GatewayServiceServicer_to_server(servicer, s)),

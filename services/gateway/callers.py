@@ -13,6 +13,7 @@ from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 
 from libs.errors import PermissionDenied
 from libs.identity import DEFAULT_ENVIRONMENT, Principal, require_id
+from services.gateway.accounts import Accounts
 from services.gateway.keys import ApiKeys, Credential
 
 
@@ -70,12 +71,21 @@ def check_named_user(principal: Principal, named: str, field: str) -> None:
                                             "a key with act_for_users")
 
 
-async def authenticate(keys: ApiKeys, context, caller: pb.Caller) -> Principal:
-    """The principal of a gRPC call (``authorization`` metadata)."""
-    return principal_of(await credential(keys, context), caller)
+class Callers:
+    """Every servicer's door: the call's credential, the principal it may be, and an
+    environment the account has."""
 
+    def __init__(self, keys: ApiKeys, accounts: Accounts) -> None:
+        self.keys = keys
+        self.accounts = accounts
 
-async def credential(keys: ApiKeys, context) -> Credential:
-    metadata = dict(context.invocation_metadata() or ())
-    return await keys.authenticate(metadata.get("authorization"))
+    async def credential(self, context) -> Credential:
+        """The credential of a call (``authorization`` metadata, over HTTP its header)."""
+        metadata = dict(context.invocation_metadata() or ())
+        return await self.keys.authenticate(metadata.get("authorization"))
+
+    async def principal(self, context, caller: pb.Caller) -> Principal:
+        principal = principal_of(await self.credential(context), caller)
+        await self.accounts.check_environment(principal)
+        return principal
 

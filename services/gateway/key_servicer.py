@@ -13,8 +13,8 @@ from google.protobuf import timestamp_pb2
 from libs import page_tokens
 from libs.errors import InvalidArgument, NotFound, PermissionDenied
 from libs.identity import require_id
-from services.gateway import callers
-from services.gateway.keys import ApiKeys, Credential, KeyEvent, KeyRecord, KeySpec
+from services.gateway.callers import Callers
+from services.gateway.keys import Credential, KeyEvent, KeyRecord, KeySpec
 
 _ROLE_NAMES = {principal_pb2.KEY_ROLE_UNSPECIFIED: "agent", principal_pb2.KEY_ROLE_AGENT: "agent",
                principal_pb2.KEY_ROLE_ADMIN: "admin"}
@@ -70,11 +70,12 @@ def _require_admin(credential: Credential) -> None:
 
 
 class KeyServicer(pb_grpc.KeyServiceServicer):
-    def __init__(self, keys: ApiKeys) -> None:
-        self._keys = keys
+    def __init__(self, callers: Callers) -> None:
+        self._callers = callers
+        self._keys = callers.keys
 
     async def _admin(self, context) -> Credential:
-        credential = await callers.credential(self._keys, context)
+        credential = await self._callers.credential(context)
         _require_admin(credential)
         return credential
 
@@ -106,7 +107,7 @@ class KeyServicer(pb_grpc.KeyServiceServicer):
 
     async def MintUserToken(self, request: pb.MintUserTokenRequest,
                             context) -> pb.MintUserTokenResponse:
-        credential = await callers.credential(self._keys, context)
+        credential = await self._callers.credential(context)
         minted = await self._keys.mint(credential, request.user_id, request.agent_id,
                                        request.ttl_seconds)
         expires = datetime.fromtimestamp(minted.claims.expires_at, UTC)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as pb_grpc
 
-from services.gateway import callers
-from services.gateway.keys import ApiKeys
+from services.gateway.callers import Callers
 from services.gateway.library import METHODS, MemoryLibrary
 
 
 def _handler(method: str):
     async def handle(self, request, context):
-        principal = await callers.authenticate(self._keys, context, request.caller)
+        principal = await self._callers.principal(context, request.caller)
         return await self._library.call(method, principal, request)
 
     handle.__name__ = method
@@ -19,8 +18,8 @@ def _handler(method: str):
 
 
 class MemoryLibraryServicer(pb_grpc.MemoryLibraryServiceServicer):
-    def __init__(self, keys: ApiKeys, library: MemoryLibrary) -> None:
-        self._keys = keys
+    def __init__(self, callers: Callers, library: MemoryLibrary) -> None:
+        self._callers = callers
         self._library = library
 
 

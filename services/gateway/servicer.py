@@ -12,26 +12,26 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument
 from libs.identity import Principal, require_id
-from services.gateway import callers, conversions, tools
 from services.gateway import context as turn_context
+from services.gateway import conversions, tools
 from services.gateway.bindings import MemoryBindings
-from services.gateway.keys import ApiKeys
+from services.gateway.callers import Callers
 from services.gateway.pinned import PinnedCache
 from services.gateway.threads import Threads
 from services.gateway.upstreams import Upstreams
 
 
 class GatewayServicer(pb_grpc.GatewayServiceServicer):
-    def __init__(self, keys: ApiKeys, threads: Threads, upstreams: Upstreams,
+    def __init__(self, callers: Callers, threads: Threads, upstreams: Upstreams,
                  bindings: MemoryBindings, pinned: PinnedCache) -> None:
-        self._keys = keys
+        self._callers = callers
         self._threads = threads
         self._upstreams = upstreams
         self._bindings = bindings
         self._pinned = pinned
 
     async def _principal(self, context, caller: pb.Caller) -> Principal:
-        principal = await callers.authenticate(self._keys, context, caller)
+        principal = await self._callers.principal(context, caller)
         conversions.check_capabilities(caller)
         return principal
 

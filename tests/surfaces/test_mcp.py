@@ -9,35 +9,21 @@ import os
 import re
 import subprocess
 import time
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
-import httpx2
 import pytest
 from agentmemory.common.v1 import principal_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.surfaces import grpc_calls
+from tests.surfaces.mcp_calls import mcp_client
 
 MCP = principal_pb2.SURFACE_MCP_GATEWAY
 #: Seed 000's memory tools and seed 002's search_memory; never the journal tools.
 MCP_TOOLS = ["memory_forget", "memory_recall", "memory_store", "search_memory"]
 NODE_EXAMPLE = Path(__file__).resolve().parents[2] / "clients" / "node" / "examples" / "mcp.mjs"
-
-
-@asynccontextmanager
-async def mcp_client(platform, key: str | None, agent: str | None = "concierge",
-                     user: str | None = None):
-    headers = {"authorization": f"Bearer {key}"} if key else {}
-    headers |= {"x-agent-id": agent} if agent else {}
-    headers |= {"x-user-id": user} if user else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=30) as http, Client(
-            streamable_http_client(f"{platform.http}/mcp", http_client=http)) as client:
-        yield client
 
 
 def text_of(result) -> dict:
@@ -116,15 +102,13 @@ async def test_search_memory_refusals(platform, facets):
                                                          "tokenBudget": 100})
         rerank = await client.call_tool("search_memory", {"query": "x", "runId": "r",
                                                           "rerank": True})
-        someone_else = await client.call_tool("search_memory", {"query": "x", "runId": "r",
-                                                                "userId": "bob"})
+
     assert no_run.is_error and text_of(no_run)["fieldViolations"] == [
         {"field": "arguments.runId", "description": "required"}]
     assert small.is_error and text_of(small)["fieldViolations"][0]["field"] == \
         "arguments.tokenBudget"
     # Refused by retrieval itself (seed 002: rerank needs assisted): the tool's answer.
     assert rerank.is_error and rerank.structured_content["reason"] == "INVALID_FIELD"
-    assert someone_else.is_error and text_of(someone_else)["reason"] == "USER_MISMATCH"
     # An agent's own surface has seed 000's three memory tools, not search_memory.
     refused = await grpc_calls.invoke(platform.grpc, key, "CallTool", pb.CallToolRequest(
         caller=grpc_calls.caller("searcher"), tool_name="search_memory"))

@@ -13,6 +13,7 @@ from uuid import UUID
 
 import asyncpg
 
+from libs.quotas import quota_exceeded
 from services.agent_memory import sql
 from services.agent_memory.learning.model import (
     FinishedRun,
@@ -223,6 +224,15 @@ class LearningStore:
         return [r["key"] for r in rows]
 
     # -- suggestions ---------------------------------------------------------------------
+
+    @staticmethod
+    async def check_pending_quota(c: asyncpg.Connection, account_id: str, quota: int) -> None:
+        pending = await c.fetchval(
+            "SELECT count(*) FROM (SELECT 1 FROM learning_suggestions WHERE account_id = $1"
+            " AND status = 'pending' LIMIT $2) waiting", account_id, quota)
+        if pending >= quota:
+            raise quota_exceeded("pending_suggestions", quota,
+                                 f"{pending} suggestions are waiting for review")
 
     async def add_suggestion(self, c: asyncpg.Connection, s: Suggestion,
                              content_hash: str) -> bool:

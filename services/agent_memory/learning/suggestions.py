@@ -89,6 +89,7 @@ class Suggestions:
                    report: Report) -> None:
         actor = replace(run.actor, role=Role.SERVICE, key_id="")
         now = self._clock.now()
+        quota = (await self._memory.account_settings(actor)).quotas.pending_suggestions
         related = await self._store.related_memories(
             actor, now, [f.key for f in facts], [f.content for f in facts])
         for fact in facts:
@@ -104,13 +105,13 @@ class Suggestions:
             try:
                 if contradicted is not None:
                     report.supersede_suggested += await self._suggest(
-                        run, fact, scope, SuggestionKind.SUPERSEDE, contradicted)
+                        run, fact, scope, SuggestionKind.SUPERSEDE, contradicted, quota)
                 elif mode == ExtractionMode.IMMEDIATE:
                     report.saved += await self._save(run, actor, fact, scope)
                 else:
                     report.suggested += await self._suggest(run, fact, scope,
-                                                            SuggestionKind.MEMORY, None)
-            except DomainError as exc:  # unsafe, capacity, key taken meanwhile: skip the fact
+                                                            SuggestionKind.MEMORY, None, quota)
+            except DomainError as exc:  # unsafe, capacity, quota, key taken: skip the fact
                 logger.info("extracted fact from run %s not kept: %s", run.run_id, exc.message)
                 report.dropped += 1
 
@@ -130,7 +131,7 @@ class Suggestions:
         return True
 
     async def _suggest(self, run: FinishedRun, fact: Fact, scope: Scope, kind: SuggestionKind,
-                       contradicted: Entry | None) -> bool:
+                       contradicted: Entry | None, quota: int) -> bool:
         owner = run.owner_user_id if scope in (Scope.USER, Scope.PRIVATE) else None
         digest = fact_hash(fact.content)
         if await self._store.decided_before(run.actor, scope, owner or "", digest):
@@ -143,6 +144,7 @@ class Suggestions:
             memory_kind=fact.kind, confidence=fact.confidence, source=fact.source,
             supersedes_memory_id=contradicted.id if contradicted else None)
         async with self._store.transaction() as c:
+            await self._store.check_pending_quota(c, run.account_id, quota)
             if not await self._store.add_suggestion(c, suggestion, digest):
                 return False
             await self._store.audit(

@@ -203,7 +203,8 @@ class Retrieval:
             self._compile(context, request, view, fixed, workspace, procedures, found,
                           run_episode)
             found.timings["compile"] = round((time.perf_counter() - compile_started) * 1000, 3)
-        await self._store.save_receipt(actor, self._receipt(context, request, now))
+        await self._store.save_receipt(actor, self._receipt(context, request, now),
+                                       settings.quotas.receipts_per_day)
         found.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         if request.explain:
             context.diagnostics = _diagnostics(request, found)

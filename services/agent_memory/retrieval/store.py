@@ -17,6 +17,7 @@ from uuid import UUID
 
 import asyncpg
 
+from libs.quotas import quota_exceeded
 from services.agent_memory import sql
 from services.agent_memory.model import Actor, Entry
 from services.agent_memory.retrieval import entities as entity_rules
@@ -473,28 +474,39 @@ class RetrievalStore:
 
     # -- receipts and credit -------------------------------------------------------
 
-    async def save_receipt(self, actor: Actor, receipt: Receipt) -> None:
+    async def save_receipt(self, actor: Actor, receipt: Receipt, quota: int) -> None:
         """The receipt, its items, and the delivered memories' usage counters, in one
-        statement (so counters move exactly when a receipt exists)."""
+        statement (so counters move exactly when a receipt exists), if the account's
+        receipts of the day are within ``quota``; RESOURCE_EXHAUSTED otherwise."""
         scope, owner = _owner(actor)
         items = receipt.items
-        await self._pool.execute(
-            "WITH r AS (INSERT INTO retrieval_receipts (account_id, environment, id, scope,"
+        made = await self._pool.fetchval(
+            "WITH u AS (INSERT INTO account_daily_usage (account_id, day, receipts)"
+            " VALUES ($1, ($14::timestamptz AT TIME ZONE 'UTC')::date, 1)"
+            " ON CONFLICT (account_id, day) DO UPDATE"
+            " SET receipts = account_daily_usage.receipts + 1 RETURNING receipts),"
+            " r AS (INSERT INTO retrieval_receipts (account_id, environment, id, scope,"
             " agent_id, owner_user_id, run_id, thread_id, query, mode, token_budget, tokens_used,"
-            " sections, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
-            " $13::jsonb, $14) RETURNING id),"
+            " sections, created_at) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+            " $13::jsonb, $14 FROM u WHERE u.receipts <= $20 RETURNING id),"
             " i AS (INSERT INTO retrieval_receipt_items (account_id, environment, receipt_id,"
             " memory_id, version, section, position, tokens) SELECT $1, $2, r.id, x.memory_id,"
             " x.version, x.section, x.position, x.tokens FROM r, unnest($15::uuid[],"
             " $16::int[], $17::text[], $18::int[], $19::int[]) AS x(memory_id, version, section,"
-            " position, tokens))"
-            " UPDATE memory_entries SET recall_count = recall_count + 1, last_recalled_at = $14"
-            " WHERE account_id = $1 AND environment = $2 AND id = ANY($15::uuid[])",
+            " position, tokens)),"
+            " c AS (UPDATE memory_entries SET recall_count = recall_count + 1,"
+            " last_recalled_at = $14 WHERE account_id = $1 AND environment = $2"
+            " AND id = ANY($15::uuid[]) AND EXISTS (SELECT 1 FROM r))"
+            " SELECT receipts FROM u",
             actor.account_id, actor.environment, receipt.id, scope, actor.agent_id, owner,
             receipt.run_id, receipt.thread_id, receipt.query, receipt.mode, receipt.token_budget,
             receipt.tokens_used, json.dumps(receipt.sections), receipt.created_at,
             [i.memory_id for i in items], [i.version for i in items],
-            [i.section for i in items], [i.position for i in items], [i.tokens for i in items])
+            [i.section for i in items], [i.position for i in items], [i.tokens for i in items],
+            quota)
+        if made > quota:
+            raise quota_exceeded("receipts_per_day", quota,
+                                 f"the account made {quota} compiled contexts today (UTC)")
 
     async def receipt(self, actor: Actor, receipt_id: UUID) -> Receipt | None:
         q = Query()

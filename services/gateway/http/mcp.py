@@ -4,13 +4,21 @@ Streamable HTTP (the official ``mcp`` SDK), stateless with JSON responses:
 every POST carries everything needed, so any gateway replica can answer it.
 Each request states who calls, in headers:
 
-- ``Authorization: Bearer <key>`` (required): an API key, checked like gRPC's
-  (``ApiKeys``); a missing or bad key is HTTP 401 before MCP sees the request;
-- ``X-Agent-Id`` (required): the agent whose memory the tools use;
-- ``X-User-Id`` (optional): the end user, vouched for by the key holder exactly
-  as ``caller.user_id`` is over gRPC; without it there is no authenticated user,
-  and a private ``memory_store`` is stored shared (seed 000);
+- ``Authorization: Bearer <key or user token>`` (required), checked like gRPC's
+  (``ApiKeys``); a missing or bad one is HTTP 401 before MCP sees the request.
+  A desktop client is best given a user token (``KeyService.MintUserToken``):
+  it carries its user and agent, so the two headers below can be left out;
+- ``X-Agent-Id``: the agent whose memory the tools use (required unless the
+  credential is bound to one agent);
+- ``X-User-Id`` (optional): the end user, exactly as ``caller.user_id`` over
+  gRPC: only a key with ``act_for_users`` may state one other than its own
+  (PERMISSION_DENIED, ACT_FOR_USERS_REQUIRED); without any there is no
+  authenticated user, and a private ``memory_store`` is stored shared (seed 000);
 - ``X-Environment`` (optional), ``X-Request-Id`` (optional).
+
+The user whose memories are read comes from the credential and these headers,
+never from the model: ``search_memory``'s ``userId`` argument is published to,
+and taken from, only a credential that may act for users.
 
 ``tools/list`` and ``tools/call`` are the servicer's ListTools and CallTool
 with ``SURFACE_MCP_GATEWAY``: the same tool set (the memory tools and seed

@@ -145,16 +145,34 @@ class AgentSettings(_message.Message):
     def __init__(self, memory_bound: _Optional[bool] = ..., extraction_mode: _Optional[_Union[ExtractionMode, str]] = ..., procedures_enabled: _Optional[bool] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class AccountSettings(_message.Message):
-    __slots__ = ("memory_enabled", "retention_days", "default_token_budget", "update_time")
+    __slots__ = ("memory_enabled", "retention_days", "default_token_budget", "update_time", "environments", "quotas")
     MEMORY_ENABLED_FIELD_NUMBER: _ClassVar[int]
     RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
     UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
+    QUOTAS_FIELD_NUMBER: _ClassVar[int]
     memory_enabled: bool
     retention_days: int
     default_token_budget: int
     update_time: _timestamp_pb2.Timestamp
-    def __init__(self, memory_enabled: _Optional[bool] = ..., retention_days: _Optional[int] = ..., default_token_budget: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    environments: _containers.RepeatedScalarFieldContainer[str]
+    quotas: AccountQuotas
+    def __init__(self, memory_enabled: _Optional[bool] = ..., retention_days: _Optional[int] = ..., default_token_budget: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., environments: _Optional[_Iterable[str]] = ..., quotas: _Optional[_Union[AccountQuotas, _Mapping]] = ...) -> None: ...
+
+class AccountQuotas(_message.Message):
+    __slots__ = ("environments", "memories", "pending_suggestions", "receipts_per_day", "runs_per_day")
+    ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    PENDING_SUGGESTIONS_FIELD_NUMBER: _ClassVar[int]
+    RECEIPTS_PER_DAY_FIELD_NUMBER: _ClassVar[int]
+    RUNS_PER_DAY_FIELD_NUMBER: _ClassVar[int]
+    environments: int
+    memories: int
+    pending_suggestions: int
+    receipts_per_day: int
+    runs_per_day: int
+    def __init__(self, environments: _Optional[int] = ..., memories: _Optional[int] = ..., pending_suggestions: _Optional[int] = ..., receipts_per_day: _Optional[int] = ..., runs_per_day: _Optional[int] = ...) -> None: ...
 
 class Source(_message.Message):
     __slots__ = ("kind", "thread_id", "message_ids", "run_id", "first_offset", "last_offset")
@@ -501,16 +519,18 @@ class RunHygieneRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class RunHygieneResponse(_message.Message):
-    __slots__ = ("expired", "decayed", "purged", "pruned_versions")
+    __slots__ = ("expired", "decayed", "purged", "pruned_versions", "receipts_deleted")
     EXPIRED_FIELD_NUMBER: _ClassVar[int]
     DECAYED_FIELD_NUMBER: _ClassVar[int]
     PURGED_FIELD_NUMBER: _ClassVar[int]
     PRUNED_VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    RECEIPTS_DELETED_FIELD_NUMBER: _ClassVar[int]
     expired: int
     decayed: int
     purged: int
     pruned_versions: int
-    def __init__(self, expired: _Optional[int] = ..., decayed: _Optional[int] = ..., purged: _Optional[int] = ..., pruned_versions: _Optional[int] = ...) -> None: ...
+    receipts_deleted: int
+    def __init__(self, expired: _Optional[int] = ..., decayed: _Optional[int] = ..., purged: _Optional[int] = ..., pruned_versions: _Optional[int] = ..., receipts_deleted: _Optional[int] = ...) -> None: ...
 
 class ReindexRequest(_message.Message):
     __slots__ = ("principal",)
@@ -757,10 +777,22 @@ class GetAccountSettingsRequest(_message.Message):
     def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ...) -> None: ...
 
 class GetAccountSettingsResponse(_message.Message):
-    __slots__ = ("settings",)
+    __slots__ = ("settings", "usage")
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     settings: AccountSettings
-    def __init__(self, settings: _Optional[_Union[AccountSettings, _Mapping]] = ...) -> None: ...
+    usage: AccountUsage
+    def __init__(self, settings: _Optional[_Union[AccountSettings, _Mapping]] = ..., usage: _Optional[_Union[AccountUsage, _Mapping]] = ...) -> None: ...
+
+class AccountUsage(_message.Message):
+    __slots__ = ("memories", "pending_suggestions", "receipts_today")
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    PENDING_SUGGESTIONS_FIELD_NUMBER: _ClassVar[int]
+    RECEIPTS_TODAY_FIELD_NUMBER: _ClassVar[int]
+    memories: int
+    pending_suggestions: int
+    receipts_today: int
+    def __init__(self, memories: _Optional[int] = ..., pending_suggestions: _Optional[int] = ..., receipts_today: _Optional[int] = ...) -> None: ...
 
 class UpdateAccountSettingsRequest(_message.Message):
     __slots__ = ("principal", "settings", "update_mask")

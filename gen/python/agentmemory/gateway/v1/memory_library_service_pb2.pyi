@@ -241,10 +241,12 @@ class GetAccountSettingsRequest(_message.Message):
     def __init__(self, caller: _Optional[_Union[_gateway_service_pb2.Caller, _Mapping]] = ...) -> None: ...
 
 class GetAccountSettingsResponse(_message.Message):
-    __slots__ = ("settings",)
+    __slots__ = ("settings", "usage")
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     settings: _agent_memory_service_pb2.AccountSettings
-    def __init__(self, settings: _Optional[_Union[_agent_memory_service_pb2.AccountSettings, _Mapping]] = ...) -> None: ...
+    usage: _agent_memory_service_pb2.AccountUsage
+    def __init__(self, settings: _Optional[_Union[_agent_memory_service_pb2.AccountSettings, _Mapping]] = ..., usage: _Optional[_Union[_agent_memory_service_pb2.AccountUsage, _Mapping]] = ...) -> None: ...
 
 class UpdateAccountSettingsRequest(_message.Message):
     __slots__ = ("caller", "settings", "update_mask")

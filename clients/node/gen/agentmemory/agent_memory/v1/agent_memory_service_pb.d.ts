@@ -89,6 +89,26 @@ export declare type AccountSettings = Message<"agentmemory.agent_memory.v1.Accou
    * @generated from field: google.protobuf.Timestamp update_time = 4;
    */
   updateTime?: Timestamp | undefined;
+
+  /**
+   * The environments callers may name (`principal.environment`; empty means
+   * "default"), each an id as elsewhere. A call in another environment is
+   * INVALID_ARGUMENT (reason ENVIRONMENT_UNKNOWN) at the gateway. Default:
+   * ["default"]. Changed by admins, at most `quotas.environments` of them;
+   * dropping one keeps its memories, unreachable until it is added again.
+   *
+   * @generated from field: repeated string environments = 5;
+   */
+  environments: string[];
+
+  /**
+   * What any key of the account can make the platform allocate. Output only
+   * for account admins; changed by the platform operator (update_mask paths
+   * `quotas.<name>`; 0 there restores the platform default).
+   *
+   * @generated from field: agentmemory.agent_memory.v1.AccountQuotas quotas = 6;
+   */
+  quotas?: AccountQuotas | undefined;
 };
 
 /**
@@ -96,6 +116,58 @@ export declare type AccountSettings = Message<"agentmemory.agent_memory.v1.Accou
  * Use `create(AccountSettingsSchema)` to create a new message.
  */
 export declare const AccountSettingsSchema: GenMessage<AccountSettings>;
+
+/**
+ * Per-account bounds; each refusal is RESOURCE_EXHAUSTED, reason
+ * QUOTA_EXCEEDED, metadata {"quota": <name>, "limit": <value>}.
+ *
+ * @generated from message agentmemory.agent_memory.v1.AccountQuotas
+ */
+export declare type AccountQuotas = Message<"agentmemory.agent_memory.v1.AccountQuotas"> & {
+  /**
+   * Environments in `environments` (each one an index collection). Default 10.
+   *
+   * @generated from field: int32 environments = 1;
+   */
+  environments: number;
+
+  /**
+   * Stored memories of every scope, kind and environment, tombstones and
+   * superseded ones included until purged. Default 100,000.
+   *
+   * @generated from field: int64 memories = 2;
+   */
+  memories: bigint;
+
+  /**
+   * Learning suggestions waiting for review; past it, extraction queues no
+   * more (the run's facts are dropped, and counted in the logs). Default 10,000.
+   *
+   * @generated from field: int32 pending_suggestions = 3;
+   */
+  pendingSuggestions: number;
+
+  /**
+   * Compiled contexts with a delivery receipt (RetrieveContext, search_memory,
+   * BuildContext's relevant memories) per UTC day. Default 100,000.
+   *
+   * @generated from field: int32 receipts_per_day = 4;
+   */
+  receiptsPerDay: number;
+
+  /**
+   * Runs started (RunService.StartRun) per UTC day. Default 10,000.
+   *
+   * @generated from field: int32 runs_per_day = 5;
+   */
+  runsPerDay: number;
+};
+
+/**
+ * Describes the message agentmemory.agent_memory.v1.AccountQuotas.
+ * Use `create(AccountQuotasSchema)` to create a new message.
+ */
+export declare const AccountQuotasSchema: GenMessage<AccountQuotas>;
 
 /**
  * Where an entry came from.
@@ -1071,6 +1143,13 @@ export declare type RunHygieneResponse = Message<"agentmemory.agent_memory.v1.Ru
    * @generated from field: int64 pruned_versions = 4;
    */
   prunedVersions: bigint;
+
+  /**
+   * Delivery receipts older than the retention window removed.
+   *
+   * @generated from field: int64 receipts_deleted = 5;
+   */
+  receiptsDeleted: bigint;
 };
 
 /**
@@ -1781,6 +1860,13 @@ export declare type GetAccountSettingsResponse = Message<"agentmemory.agent_memo
    * @generated from field: agentmemory.agent_memory.v1.AccountSettings settings = 1;
    */
   settings?: AccountSettings | undefined;
+
+  /**
+   * What the account uses of its quotas now.
+   *
+   * @generated from field: agentmemory.agent_memory.v1.AccountUsage usage = 2;
+   */
+  usage?: AccountUsage | undefined;
 };
 
 /**
@@ -1788,6 +1874,32 @@ export declare type GetAccountSettingsResponse = Message<"agentmemory.agent_memo
  * Use `create(GetAccountSettingsResponseSchema)` to create a new message.
  */
 export declare const GetAccountSettingsResponseSchema: GenMessage<GetAccountSettingsResponse>;
+
+/**
+ * @generated from message agentmemory.agent_memory.v1.AccountUsage
+ */
+export declare type AccountUsage = Message<"agentmemory.agent_memory.v1.AccountUsage"> & {
+  /**
+   * @generated from field: int64 memories = 1;
+   */
+  memories: bigint;
+
+  /**
+   * @generated from field: int32 pending_suggestions = 2;
+   */
+  pendingSuggestions: number;
+
+  /**
+   * @generated from field: int32 receipts_today = 3;
+   */
+  receiptsToday: number;
+};
+
+/**
+ * Describes the message agentmemory.agent_memory.v1.AccountUsage.
+ * Use `create(AccountUsageSchema)` to create a new message.
+ */
+export declare const AccountUsageSchema: GenMessage<AccountUsage>;
 
 /**
  * @generated from message agentmemory.agent_memory.v1.UpdateAccountSettingsRequest
@@ -1804,7 +1916,9 @@ export declare type UpdateAccountSettingsRequest = Message<"agentmemory.agent_me
   settings?: AccountSettings | undefined;
 
   /**
-   * Required: memory_enabled, retention_days, default_token_budget.
+   * Required: memory_enabled, retention_days, default_token_budget,
+   * environments; the operator also quotas.environments, quotas.memories,
+   * quotas.pending_suggestions, quotas.receipts_per_day, quotas.runs_per_day.
    *
    * @generated from field: google.protobuf.FieldMask update_mask = 3;
    */

@@ -16,7 +16,8 @@ export declare const file_agentmemory_common_v1_principal: GenFile;
  * The account is the hard tenancy boundary: nothing is ever read across
  * accounts. The agent scopes threads and agent-shared memory. The user, when
  * present, is an authenticated end user; entries and threads owned by a user
- * are visible only to that user.
+ * are visible only to that user. Through the gateway, the credential decides
+ * which agents and users a caller may be (see gateway.v1.KeyService).
  *
  * @generated from message agentmemory.common.v1.Principal
  */
@@ -68,6 +69,17 @@ export declare type Principal = Message<"agentmemory.common.v1.Principal"> & {
    * @generated from field: agentmemory.common.v1.KeyRole role = 6;
    */
   role: KeyRole;
+
+  /**
+   * Set by the gateway from the credential: whether it may name a user other
+   * than the principal's own (the `act_for_users` permission of a service key
+   * that serves many end users). Agent memory refuses a request naming
+   * another user (RetrieveContext `user_id`) without it: PERMISSION_DENIED,
+   * reason ACT_FOR_USERS_REQUIRED. Platform-internal callers may always.
+   *
+   * @generated from field: bool act_for_users = 7;
+   */
+  actForUsers: boolean;
 };
 
 /**

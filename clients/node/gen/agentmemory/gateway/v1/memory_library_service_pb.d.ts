@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Caller } from "./gateway_service_pb.js";
-import type { AccountSettings, AgentSettings, AuditRecord, Entry, MemoryEdit, MemoryFilter, MemoryVersion, NewMemory } from "../../agent_memory/v1/agent_memory_service_pb.js";
+import type { AccountSettings, AccountUsage, AgentSettings, AuditRecord, Entry, MemoryEdit, MemoryFilter, MemoryVersion, NewMemory } from "../../agent_memory/v1/agent_memory_service_pb.js";
 import type { FieldMask, Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -638,6 +638,11 @@ export declare type GetAccountSettingsResponse = Message<"agentmemory.gateway.v1
    * @generated from field: agentmemory.agent_memory.v1.AccountSettings settings = 1;
    */
   settings?: AccountSettings | undefined;
+
+  /**
+   * @generated from field: agentmemory.agent_memory.v1.AccountUsage usage = 2;
+   */
+  usage?: AccountUsage | undefined;
 };
 
 /**
@@ -661,7 +666,8 @@ export declare type UpdateAccountSettingsRequest = Message<"agentmemory.gateway.
   settings?: AccountSettings | undefined;
 
   /**
-   * Required: memory_enabled, retention_days, default_token_budget.
+   * Required: memory_enabled, retention_days, default_token_budget,
+   * environments (quotas are the platform operator's).
    *
    * @generated from field: google.protobuf.FieldMask update_mask = 3;
    */

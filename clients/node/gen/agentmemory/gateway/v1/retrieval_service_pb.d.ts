@@ -480,8 +480,9 @@ export declare const RetrievalService: GenService<{
    * episode. With expand_sessions, the journal messages around the
    * provenance of the first delivered memories come back in `expansions`.
    * Errors: INVALID_ARGUMENT (rerank with MODE_DETERMINISTIC, token_budget,
-   * ...), PERMISSION_DENIED (USER_MISMATCH), FAILED_PRECONDITION
-   * (CONTEXT_BUDGET_TOO_SMALL; REST maps it to 422).
+   * ...), PERMISSION_DENIED (ACT_FOR_USERS_REQUIRED: user_id names another
+   * user than the caller's and the key may not act for users),
+   * FAILED_PRECONDITION (CONTEXT_BUDGET_TOO_SMALL; REST maps it to 422).
    *
    * @generated from rpc agentmemory.gateway.v1.RetrievalService.RetrieveContext
    */

@@ -21,6 +21,15 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :retention_days, :int32, 2
       optional :default_token_budget, :int32, 3
       optional :update_time, :message, 4, "google.protobuf.Timestamp"
+      repeated :environments, :string, 5
+      optional :quotas, :message, 6, "agentmemory.agent_memory.v1.AccountQuotas"
+    end
+    add_message "agentmemory.agent_memory.v1.AccountQuotas" do
+      optional :environments, :int32, 1
+      optional :memories, :int64, 2
+      optional :pending_suggestions, :int32, 3
+      optional :receipts_per_day, :int32, 4
+      optional :runs_per_day, :int32, 5
     end
     add_message "agentmemory.agent_memory.v1.Source" do
       optional :kind, :enum, 1, "agentmemory.agent_memory.v1.SourceKind"
@@ -185,6 +194,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :decayed, :int64, 2
       optional :purged, :int64, 3
       optional :pruned_versions, :int64, 4
+      optional :receipts_deleted, :int64, 5
     end
     add_message "agentmemory.agent_memory.v1.ReindexRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"
@@ -310,6 +320,12 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
     end
     add_message "agentmemory.agent_memory.v1.GetAccountSettingsResponse" do
       optional :settings, :message, 1, "agentmemory.agent_memory.v1.AccountSettings"
+      optional :usage, :message, 2, "agentmemory.agent_memory.v1.AccountUsage"
+    end
+    add_message "agentmemory.agent_memory.v1.AccountUsage" do
+      optional :memories, :int64, 1
+      optional :pending_suggestions, :int32, 2
+      optional :receipts_today, :int32, 3
     end
     add_message "agentmemory.agent_memory.v1.UpdateAccountSettingsRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"
@@ -412,6 +428,7 @@ module Agentmemory
     module V1
       AgentSettings = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AgentSettings").msgclass
       AccountSettings = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AccountSettings").msgclass
+      AccountQuotas = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AccountQuotas").msgclass
       Source = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.Source").msgclass
       Author = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.Author").msgclass
       Entry = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.Entry").msgclass
@@ -465,6 +482,7 @@ module Agentmemory
       ExplainMemoryResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ExplainMemoryResponse").msgclass
       GetAccountSettingsRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetAccountSettingsRequest").msgclass
       GetAccountSettingsResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetAccountSettingsResponse").msgclass
+      AccountUsage = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AccountUsage").msgclass
       UpdateAccountSettingsRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.UpdateAccountSettingsRequest").msgclass
       UpdateAccountSettingsResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.UpdateAccountSettingsResponse").msgclass
       GetAgentSettingsRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetAgentSettingsRequest").msgclass

@@ -33,8 +33,9 @@ module Agentmemory
           # LLM rerank) and the compiler (sections into the token budget), then a
           # receipt. Errors: INVALID_ARGUMENT (run_id, semantic_query, token_budget,
           # rerank with MODE_DETERMINISTIC, min_score, tags, temporal_*,
-          # overrides.*), PERMISSION_DENIED (reason USER_MISMATCH: user_id is not
-          # the caller's user), FAILED_PRECONDITION (reasons MEMORY_DISABLED;
+          # overrides.*), PERMISSION_DENIED (reason ACT_FOR_USERS_REQUIRED: user_id
+          # names another user than the caller's and the principal may not act for
+          # users), FAILED_PRECONDITION (reasons MEMORY_DISABLED;
           # CONTEXT_BUDGET_TOO_SMALL: the budget cannot hold the platform rules and
           # tenant floors, the tokens needed in the metadata as required_tokens).
           rpc :RetrieveContext, ::Agentmemory::AgentMemory::V1::RetrieveContextRequest, ::Agentmemory::AgentMemory::V1::RetrieveContextResponse

@@ -126,6 +126,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
     end
     add_message "agentmemory.gateway.v1.GetAccountSettingsResponse" do
       optional :settings, :message, 1, "agentmemory.agent_memory.v1.AccountSettings"
+      optional :usage, :message, 2, "agentmemory.agent_memory.v1.AccountUsage"
     end
     add_message "agentmemory.gateway.v1.UpdateAccountSettingsRequest" do
       optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"

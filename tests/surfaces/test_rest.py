@@ -139,8 +139,8 @@ async def test_another_accounts_thread_and_memories_are_not_found(platform):
 
 
 async def test_delete_and_purge_over_rest(platform):
-    key, caller = platform.keys["acme"], {**CALLER, "agentId": "deleter"}
-    query = {"caller.agentId": "deleter", "caller.userId": "ana"}
+    key, caller = platform.keys["acme"], {**CALLER, "agentId": "rest-deleter"}
+    query = {"caller.agentId": "rest-deleter", "caller.userId": "ana"}
     for thread in ("to-delete", "to-purge"):
         await rest(platform, key, "POST", f"/v1/threads/{thread}/messages",
                    {"caller": caller, "messages": MESSAGES})

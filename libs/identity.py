@@ -52,10 +52,14 @@ class Principal:
         )
 
 
-def parse_principal(message: principal_pb2.Principal, field: str = "principal") -> Principal:
+def parse_principal(message: principal_pb2.Principal, field: str = "principal", *,
+                    agent_required: bool = True) -> Principal:
+    """``agent_required`` False: a principal of no agent (retrieval over the account's
+    and the user's pools only, seed 002 without ``applicationId``)."""
     return Principal(
         account_id=require_id(message.account_id, f"{field}.account_id"),
-        agent_id=require_id(message.agent_id, f"{field}.agent_id"),
+        agent_id=(require_id(message.agent_id, f"{field}.agent_id")
+                  if agent_required or message.agent_id else ""),
         user_id=require_id(message.user_id, f"{field}.user_id") if message.user_id else None,
         environment=(
             require_id(message.environment, f"{field}.environment")

@@ -71,8 +71,8 @@ _CATEGORY_VALUES, _VISIBILITY_VALUES = _reverse(_CATEGORIES), _reverse(_VISIBILI
 _ACTION_VALUES, _EXTRACTION_VALUES = _reverse(_ACTIONS), _reverse(_EXTRACTION)
 
 
-def actor(message, field: str = "principal") -> Actor:
-    principal = parse_principal(message, field)
+def actor(message, field: str = "principal", *, agent_required: bool = True) -> Actor:
+    principal = parse_principal(message, field, agent_required=agent_required)
     return Actor.of(principal, _ROLES[principal.role])
 
 

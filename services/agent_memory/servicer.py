@@ -207,7 +207,7 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
         return conversions.explanation(found)
 
     async def GetAccountSettings(self, request, context) -> pb.GetAccountSettingsResponse:
-        actor = conversions.actor(request.principal)
+        actor = conversions.actor(request.principal, agent_required=False)  # no agent's
         settings = await self._memory.account_settings(actor)
         usage = await self._memory.account_usage(actor)
         return pb.GetAccountSettingsResponse(settings=conversions.account_settings(settings),

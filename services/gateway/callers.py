@@ -17,10 +17,11 @@ from services.gateway.accounts import Accounts
 from services.gateway.keys import ApiKeys, Credential
 
 
-def principal_of(credential: Credential, caller: pb.Caller) -> Principal:
+def principal_of(credential: Credential, caller: pb.Caller, *,
+                 agent_required: bool = True) -> Principal:
     return Principal(
         account_id=credential.account_id,
-        agent_id=agent_of(credential, caller.agent_id),
+        agent_id=agent_of(credential, caller.agent_id, required=agent_required),
         user_id=user_of(credential, caller.user_id) or None,
         environment=(require_id(caller.environment, "caller.environment")
                      if caller.environment else DEFAULT_ENVIRONMENT),
@@ -28,12 +29,16 @@ def principal_of(credential: Credential, caller: pb.Caller) -> Principal:
         act_for_users=credential.act_for_users)
 
 
-def agent_of(credential: Credential, stated: str, field: str = "caller.agent_id") -> str:
+def agent_of(credential: Credential, stated: str, field: str = "caller.agent_id", *,
+             required: bool = True) -> str:
     """The stated agent, if the credential may act as it; a credential bound to one
-    agent acts as that one when none is stated."""
+    agent acts as that one when none is stated. Not ``required``: "" when none is
+    stated (a call over the account's and the user's pools, no agent's)."""
     bound = credential.agent_ids
     if not stated and len(bound) == 1:
         return bound[0]
+    if not stated and not required:
+        return ""
     agent = require_id(stated, field)
     if bound and agent not in bound:
         raise PermissionDenied(f"this credential may not act as agent {agent} (it may act as "
@@ -84,8 +89,10 @@ class Callers:
         metadata = dict(context.invocation_metadata() or ())
         return await self.keys.authenticate(metadata.get("authorization"))
 
-    async def principal(self, context, caller: pb.Caller) -> Principal:
-        principal = principal_of(await self.credential(context), caller)
+    async def principal(self, context, caller: pb.Caller, *,
+                        agent_required: bool = True) -> Principal:
+        principal = principal_of(await self.credential(context), caller,
+                                 agent_required=agent_required)
         await self.accounts.check_environment(principal)
         return principal
 

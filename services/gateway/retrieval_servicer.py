@@ -10,7 +10,8 @@ from services.gateway.retrieval import METHODS, Retrieval
 
 def _handler(method: str):
     async def handle(self, request, context):
-        principal = await self._callers.principal(context, request.caller)
+        # seed 002: applicationId (caller.agent_id) is optional
+        principal = await self._callers.principal(context, request.caller, agent_required=False)
         return await self._retrieval.call(method, principal, request)
 
     handle.__name__ = method

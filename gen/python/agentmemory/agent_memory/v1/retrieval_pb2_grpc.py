@@ -39,6 +39,8 @@ class RetrievalServiceStub:
     Errors common to every call: INVALID_ARGUMENT naming the field (reason
     INVALID_FIELD), FAILED_PRECONDITION (reason MEMORY_DISABLED) when the
     account turned memory off, UNAVAILABLE (POSTGRES_UNAVAILABLE).
+    `principal.agent_id` may be empty on every call here: such a principal sees
+    the account's memories and its user's (seed 002 without applicationId).
     """
 
     def __init__(self, channel):
@@ -88,6 +90,8 @@ class RetrievalServiceServicer:
     Errors common to every call: INVALID_ARGUMENT naming the field (reason
     INVALID_FIELD), FAILED_PRECONDITION (reason MEMORY_DISABLED) when the
     account turned memory off, UNAVAILABLE (POSTGRES_UNAVAILABLE).
+    `principal.agent_id` may be empty on every call here: such a principal sees
+    the account's memories and its user's (seed 002 without applicationId).
     """
 
     def RetrieveContext(self, request, context):
@@ -192,6 +196,8 @@ class RetrievalService:
     Errors common to every call: INVALID_ARGUMENT naming the field (reason
     INVALID_FIELD), FAILED_PRECONDITION (reason MEMORY_DISABLED) when the
     account turned memory off, UNAVAILABLE (POSTGRES_UNAVAILABLE).
+    `principal.agent_id` may be empty on every call here: such a principal sees
+    the account's memories and its user's (seed 002 without applicationId).
     """
 
     @staticmethod

@@ -1290,6 +1290,8 @@ export declare const AsOfAxisSchema: GenEnum<AsOfAxis>;
  * Errors common to every call: INVALID_ARGUMENT naming the field (reason
  * INVALID_FIELD), FAILED_PRECONDITION (reason MEMORY_DISABLED) when the
  * account turned memory off, UNAVAILABLE (POSTGRES_UNAVAILABLE).
+ * `principal.agent_id` may be empty on every call here: such a principal sees
+ * the account's memories and its user's (seed 002 without applicationId).
  *
  * @generated from service agentmemory.agent_memory.v1.RetrievalService
  */

@@ -92,6 +92,10 @@ export const GetReceiptResponseSchema = /*@__PURE__*/
  * INVALID_ARGUMENT naming the field, FAILED_PRECONDITION (MEMORY_DISABLED),
  * UNAVAILABLE (AGENT_MEMORY_UNAVAILABLE). Each call lists its own on top.
  *
+ * `caller.agent_id` is optional on every call here (seed 002's applicationId):
+ * without it the call covers the account's memories and the user's, no
+ * agent's, and its receipts belong to the account's agent-less callers.
+ *
  * @generated from service agentmemory.gateway.v1.RetrievalService
  */
 export const RetrievalService = /*@__PURE__*/

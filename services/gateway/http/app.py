@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+import asyncpg
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
@@ -14,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from libs.errors import DomainError, NotFound
 from libs.server import REQUEST_ID_HEADER
-from services.gateway.http import calls, errors, openapi, rest
+from services.gateway.http import calls, errors, openapi, reference, rest
 from services.gateway.http.mcp import McpEndpoint
 from services.gateway.http.web.pages import LibraryPages
 from services.gateway.keys import ApiKeys
@@ -67,8 +68,8 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
                                        metadata={"request_id": rid}))
 
 
-def build(servicers: calls.Servicers, keys: ApiKeys, mcp: McpEndpoint, pages: LibraryPages, *,
-          max_body_bytes: int) -> Starlette:
+def build(servicers: calls.Servicers, keys: ApiKeys, mcp: McpEndpoint, pages: LibraryPages,
+          pool: asyncpg.Pool, *, max_body_bytes: int) -> Starlette:
     document = openapi.document(version=API_VERSION)
 
     async def openapi_json(request: Request) -> JSONResponse:
@@ -78,7 +79,7 @@ def build(servicers: calls.Servicers, keys: ApiKeys, mcp: McpEndpoint, pages: Li
         routes=[Route("/mcp", mcp, name="mcp"),
                 Route("/openapi.json", openapi_json, methods=["GET"]),
                 *rest.routes(servicers, keys, max_body_bytes),
-                *pages.routes()],
+                *pages.routes(), *reference.routes(pool)],
         exception_handlers={DomainError: _domain_error, HTTPException: _http_error,
                             Exception: _unexpected})
     app.add_middleware(RequestIds)

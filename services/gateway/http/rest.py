@@ -69,6 +69,8 @@ class Operation:
     #: JSON name in the body -> the request field it stands for (dotted JSON names).
     aliases: Mapping[str, str] = field(default_factory=dict)
     name: str = ""  # the operationId, when two routes share a method
+    #: A request body for the reference page (the OpenAPI document's example).
+    example: Mapping[str, Any] | None = None
 
     @property
     def operation_id(self) -> str:
@@ -106,8 +108,11 @@ OPERATIONS = [
               "Delete the thread and everything derived from it."),
     # RetrievalService: seed 002's compiled context, feedback and outcomes.
     Operation("POST", "/v1/memory/retrieve", "retrieval", "RetrieveContext",
-              "A compiled, token-budgeted context for a task, with a delivery receipt "
-              "(seed 002's request field names).", aliases=SEED_002_RETRIEVE),
+              "A compiled, token-budgeted context for a task, with a delivery receipt.",
+              aliases=SEED_002_RETRIEVE, example={
+                  "workspaceId": "demo", "runId": "billing-refactor-13",
+                  "semanticQuery": "how are invoice numbers generated", "topN": 10,
+                  "tags": {"facet": "billing"}, "tokenBudget": 2000}),
     Operation("POST", "/v1/memory/feedback", "retrieval", "RecordFeedback",
               "Rate what a receipt delivered (helpful or not)."),
     Operation("POST", "/v1/memory/outcome", "retrieval", "RecordOutcome",

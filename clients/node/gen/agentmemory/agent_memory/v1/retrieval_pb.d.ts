@@ -92,6 +92,7 @@ export declare type RetrieveContextRequest = Message<"agentmemory.agent_memory.v
   /**
    * Natural language, at most 2,000 characters. Empty: no search (the
    * fixed sections only).
+   * Example: "how are invoice numbers generated"
    *
    * @generated from field: string semantic_query = 3;
    */

@@ -14,28 +14,42 @@ export declare const file_agentmemory_gateway_v1_gateway_service: GenFile;
 
 /**
  * The caller's turn context; the account comes from the API key.
+ * Who calls, as far as the credential allows (see KeyService): the account
+ * comes from the credential, never from the request.
  *
  * @generated from message agentmemory.gateway.v1.Caller
  */
 export declare type Caller = Message<"agentmemory.gateway.v1.Caller"> & {
   /**
+   * The agent: required, except on RetrievalService (seed 002's
+   * applicationId) and for a credential bound to one agent, which acts as it.
+   * 1-128 characters of A-Z a-z 0-9 . _ : @ + -.
+   * Example: "concierge"
+   *
    * @generated from field: string agent_id = 1;
    */
   agentId: string;
 
   /**
-   * The authenticated end user, if any.
+   * The end user, if any. Stating one other than the credential's own needs
+   * a key with act_for_users (PERMISSION_DENIED, ACT_FOR_USERS_REQUIRED).
+   * Example: "ana"
    *
    * @generated from field: string user_id = 2;
    */
   userId: string;
 
   /**
+   * One of the account's environments (AccountSettings.environments); empty
+   * means "default". Another is INVALID_ARGUMENT, ENVIRONMENT_UNKNOWN.
+   *
    * @generated from field: string environment = 3;
    */
   environment: string;
 
   /**
+   * Which surface the call comes from: the tools offered depend on it.
+   *
    * @generated from field: agentmemory.common.v1.Surface surface = 4;
    */
   surface: Surface;
@@ -67,6 +81,9 @@ export declare type AppendMessagesRequest = Message<"agentmemory.gateway.v1.Appe
   caller?: Caller | undefined;
 
   /**
+   * Required: the thread (created on first use).
+   * Example: "ticket-1"
+   *
    * @generated from field: string thread_id = 2;
    */
   threadId: string;

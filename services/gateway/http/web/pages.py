@@ -38,7 +38,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from libs.errors import DomainError, InvalidArgument, ResourceExhausted
+from libs.errors import DomainError, InvalidArgument, ResourceExhausted, shown
 from libs.identity import ID_PATTERN, require_id
 from libs.server import REQUEST_ID_HEADER
 from services.gateway.http import calls, errors
@@ -307,7 +307,7 @@ class LibraryPages:
         try:
             form = await _form(request, self._max_body_bytes)
         except DomainError as exc:
-            return self._refusal(request, errors.status(exc), "Refused", exc.message)
+            return self._refusal(request, errors.status(exc), "Refused", shown(exc).message)
         if not self._sessions.sign_in_ok(request.cookies.get(SIGN_IN_COOKIE), form.get("token")):
             return self._refusal(request, 403, "Refused", "This sign-in form has expired or is "
                                  "not from this site. Reload the sign-in page and try again.")
@@ -323,7 +323,7 @@ class LibraryPages:
             if values["user_id"]:
                 require_id(values["user_id"], "user")
         except DomainError as exc:
-            return await self._sign_in_form(request, error=exc.message, values=values,
+            return await self._sign_in_form(request, error=shown(exc).message, values=values,
                                             status=errors.status(exc))
         session = await self._sessions.create(
             account, form["api_key"].strip(), values["agent_id"], values["user_id"],

@@ -21,8 +21,8 @@ errors) through :func:`to_grpc_status`. Clients read them back with
 What a client is shown of an error, on every surface (gRPC, REST, MCP, the web
 page), goes through :func:`shown`, which bounds it whatever the raiser put in:
 gRPC fails a call whose trailers pass 8 KiB with its own RESOURCE_EXHAUSTED
-"Stream removed", losing the error. Messages that name a client's value quote
-it with :func:`quoted`, so that they stay readable too.
+"Stream removed", losing the error. Messages that name a client's value give it
+through :func:`shorten`, so that they stay readable too.
 
 An UNAVAILABLE a server raises itself (a dependency of its own is down) carries
 gRPC's retry pushback, so clients' retry policies (``libs.clients``) do not send
@@ -244,14 +244,12 @@ def clip(text: str, limit: int) -> str:
     return data.decode("utf-8", "ignore")
 
 
-def quoted(value: object) -> str:
-    """``repr(value)`` for a message that names what a client sent, shortened: the
-    start of a long value and its length."""
-    text = repr(value)
+def shorten(text: str) -> str:
+    """``text`` (what a client sent) for a message that names it: the start of a long
+    one and its length."""
     if len(text) <= _MAX_QUOTED_CHARS:
         return text
-    size = len(value) if isinstance(value, str) else len(text)
-    return f"{text[:_MAX_QUOTED_CHARS]}... ({size:,} characters)"
+    return f"{text[:_MAX_QUOTED_CHARS]}... ({len(text):,} characters)"
 
 
 class _Relayed(DomainError):

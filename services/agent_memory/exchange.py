@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from libs.errors import InvalidArgument, quoted
+from libs.errors import InvalidArgument, shorten
 from libs.identity import require_id
 from services.agent_memory.model import Action, Author, Entry, Role, Source, Version
 from services.agent_memory.rules import MAX_BIGINT, MAX_VERSION, Kind, Scope, SourceKind
@@ -130,7 +130,7 @@ class _Line:
         try:
             return kind(self.get(name, str))
         except ValueError:
-            raise self.error(name, f"unknown value {quoted(self._data.get(name))}") from None
+            raise self.error(name, f"unknown value {shorten(repr(self._data.get(name)))}") from None
 
     def uuid(self, name: str, *, optional: bool = False) -> UUID | None:
         value = self.get(name, str, optional=optional)

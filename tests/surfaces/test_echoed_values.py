@@ -101,3 +101,13 @@ async def test_the_largest_version_is_merely_not_found(platform, key, memory_id)
     status, over_rest = await rest(platform, key, "POST", f"/v1/memory/{memory_id}:rollback",
                                    fields)
     assert (status, over_rest["reason"]) == (404, "VERSION_NOT_FOUND")
+
+
+@pytest.mark.parametrize("body", [{"caller": CALLER, HUGE: 1},
+                                  {"caller": CALLER, "memory": {"kind": WIDE}}])
+async def test_rest_json_that_does_not_parse_is_refused_briefly(platform, key, body):
+    """The JSON parser's message quotes what it refuses: its start and length instead."""
+    status, refused = await rest(platform, key, "POST", "/v1/memory", body)
+    assert (status, refused["code"]) == (400, "INVALID_ARGUMENT")
+    assert "characters)" in refused["message"]
+    assert len(json.dumps(refused, ensure_ascii=False).encode()) < BRIEF_BYTES

@@ -217,7 +217,7 @@ MAX_DETAILS_BYTES = 1536
 _MAX_NAME_BYTES = 64  # a reason or a metadata key
 _MAX_VALUE_BYTES = 256  # a metadata value or a field path
 _MAX_DESCRIPTION_BYTES = 512
-_MAX_QUOTED_CHARS = 40
+_SHORTENED_CHARS = 40
 
 
 def shown(error: DomainError) -> ErrorDetails:
@@ -247,9 +247,9 @@ def clip(text: str, limit: int) -> str:
 def shorten(text: str) -> str:
     """``text`` (what a client sent) for a message that names it: the start of a long
     one and its length."""
-    if len(text) <= _MAX_QUOTED_CHARS:
+    if len(text) <= _SHORTENED_CHARS:
         return text
-    return f"{text[:_MAX_QUOTED_CHARS]}... ({len(text):,} characters)"
+    return f"{text[:_SHORTENED_CHARS]}... ({len(text):,} characters)"
 
 
 class _Relayed(DomainError):

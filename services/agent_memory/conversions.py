@@ -14,6 +14,7 @@ from google.protobuf import field_mask_pb2, struct_pb2, timestamp_pb2
 from libs import page_tokens
 from libs.errors import InvalidArgument
 from libs.identity import parse_principal, require_id
+from libs.postgres import INTEGER_MAX
 from services.agent_memory import rules
 from services.agent_memory.model import (
     AccountSettings,
@@ -294,11 +295,12 @@ def expected_version(value: int, field: str = "expected_version", *,
 
 
 def version_number(value: int, field: str, what: str, *, required: bool) -> int:
-    """A version a request names (0: none, when not ``required``)."""
+    """A version a request names (0: none, when not ``required``); versions are
+    ``integer`` columns."""
     if required and value == 0:
         raise InvalidArgument(field, f"required: {what}")
-    if not 0 <= value <= rules.MAX_VERSION:
-        raise InvalidArgument(field, f"must be 1-{rules.MAX_VERSION}")
+    if not 0 <= value <= INTEGER_MAX:
+        raise InvalidArgument(field, f"must be 1-{INTEGER_MAX}")
     return value
 
 

@@ -23,8 +23,9 @@ from uuid import UUID
 
 from libs.errors import InvalidArgument, shorten
 from libs.identity import require_id
+from libs.postgres import BIGINT_MAX, INTEGER_MAX
 from services.agent_memory.model import Action, Author, Entry, Role, Source, Version
-from services.agent_memory.rules import MAX_BIGINT, MAX_VERSION, Kind, Scope, SourceKind
+from services.agent_memory.rules import Kind, Scope, SourceKind
 
 FORMAT = "agentmemory.memories"
 FORMAT_VERSION = 1
@@ -171,10 +172,10 @@ def _entry(line: _Line, account_id: str, environment: str) -> Entry:
         content_hash=line.get("content_hash", str),
         source=Source(source.enum("kind", SourceKind), _id(source, "thread_id"),
                       tuple(message_ids), _id(source, "run_id"),
-                      source.integer("first_offset", MAX_BIGINT, optional=True),
-                      source.integer("last_offset", MAX_BIGINT, optional=True)),
+                      source.integer("first_offset", BIGINT_MAX, optional=True),
+                      source.integer("last_offset", BIGINT_MAX, optional=True)),
         expires_at=line.time("expires_at", optional=True), created_at=line.time("created_at"),
-        updated_at=line.time("updated_at"), version=line.integer("version", MAX_VERSION),
+        updated_at=line.time("updated_at"), version=line.integer("version", INTEGER_MAX),
         author=Author(_id(author, "key_id", optional=False), _id(author, "agent_id",
                                                                   optional=False),
                       _id(author, "user_id", optional=False), author.enum("role", Role)),
@@ -226,5 +227,5 @@ def parse(text: str, account_id: str, environment: str, field: str = "jsonl"
 
 
 def _counters(line: _Line, entry: Entry) -> Entry:
-    return replace(entry, recall_count=line.integer("recall_count", MAX_BIGINT),
+    return replace(entry, recall_count=line.integer("recall_count", BIGINT_MAX),
                    last_recalled_at=line.time("last_recalled_at", optional=True))

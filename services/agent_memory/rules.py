@@ -117,11 +117,6 @@ MAX_KEY_CHARS = 200
 MAX_TAGS = 20
 MAX_TAG_KEY_CHARS = 64
 MAX_TAG_VALUE_CHARS = 256
-#: Versions are PostgreSQL ``integer`` columns: no memory reaches a larger one, and a
-#: request naming one is refused before it reaches a query (asyncpg cannot send it).
-MAX_VERSION = 2**31 - 1
-#: Counters and offsets are ``bigint`` columns.
-MAX_BIGINT = 2**63 - 1
 
 PIN_CATEGORY = Kind.USER_PROFILE
 PIN_MIN_IMPORTANCE = 0.7

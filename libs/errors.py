@@ -18,6 +18,12 @@ Services raise these; the server interceptor turns them into a
 errors) through :func:`to_grpc_status`. Clients read them back with
 :func:`error_details`.
 
+What a client is shown of an error, on every surface (gRPC, REST, MCP, the web
+page), goes through :func:`shown`, which bounds it whatever the raiser put in:
+gRPC fails a call whose trailers pass 8 KiB with its own RESOURCE_EXHAUSTED
+"Stream removed", losing the error. Messages that name a client's value give it
+through :func:`shorten`, so that they stay readable too.
+
 An UNAVAILABLE a server raises itself (a dependency of its own is down) carries
 gRPC's retry pushback, so clients' retry policies (``libs.clients``) do not send
 the call to another replica that has the same dependency; only one raised with
@@ -136,30 +142,26 @@ class _Status(grpc.Status):
 
 def to_grpc_status(error: DomainError) -> grpc.Status:
     """The one place a domain error becomes a gRPC status."""
-    details = [
-        error_details_pb2.ErrorInfo(
-            reason=error.reason, domain=ERROR_DOMAIN, metadata=error.metadata
-        )
-    ]
-    violations = error.field_violations()
-    if violations:
-        details.append(
-            error_details_pb2.BadRequest(
-                field_violations=[
-                    error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
-                    for f, d in violations
-                ]
-            )
-        )
+    public = shown(error)
     status = rpc_status.to_status(status_pb2.Status(
-        code=getattr(code_pb2, error.code.name),
-        message=error.message,
-        details=[_pack(d) for d in details],
+        code=getattr(code_pb2, public.code.name),
+        message=public.message,
+        details=[_pack(d) for d in _detail_messages(public)],
     ))
     if error.code != grpc.StatusCode.UNAVAILABLE or getattr(error, "elsewhere", False):
         return status
     return _Status(status.code, status.details,
                    (*status.trailing_metadata, (RETRY_PUSHBACK_HEADER, "-1")))
+
+
+def _detail_messages(error: ErrorDetails) -> list:
+    details = [error_details_pb2.ErrorInfo(reason=error.reason, domain=ERROR_DOMAIN,
+                                           metadata=error.metadata)]
+    if error.field_violations:
+        details.append(error_details_pb2.BadRequest(field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
+            for f, d in error.field_violations.items()]))
+    return details
 
 
 def internal_status(request_id: str) -> grpc.Status:
@@ -184,7 +186,10 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
     """Decode the status of a failed call, including ErrorInfo and BadRequest."""
     code = error.code()
     message = error.details() or ""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    try:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    except ValueError:  # details of another status than the call's (gRPC's own failure)
+        status = None
     if status is None:
         return ErrorDetails(code, message)
     reason, metadata, violations = "", {}, {}
@@ -198,6 +203,53 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
             detail.Unpack(bad)
             violations = {v.field: v.description for v in bad.field_violations}
     return ErrorDetails(code, message, reason, metadata, violations)
+
+
+# -- what a client is shown -------------------------------------------------------
+# A status carries its message twice: percent-encoded in grpc-message (up to three
+# bytes a byte) and, with the details, base64-encoded in grpc-status-details-bin (four
+# bytes per three). At these sizes (UTF-8 bytes) the trailers stay under 6 KiB, below
+# the 8 KiB past which gRPC refuses them: 3 * 768 + 4/3 * (768 + 1536) + headers.
+MAX_MESSAGE_BYTES = 768
+#: The ErrorInfo and BadRequest together, serialized; past it, details are dropped from
+#: the end (see :func:`shown`).
+MAX_DETAILS_BYTES = 1536
+_MAX_NAME_BYTES = 64  # a reason or a metadata key
+_MAX_VALUE_BYTES = 256  # a metadata value or a field path
+_MAX_DESCRIPTION_BYTES = 512
+_SHORTENED_CHARS = 40
+
+
+def shown(error: DomainError) -> ErrorDetails:
+    """What any client is shown of ``error``: every string clipped to its size and the
+    details to their budget."""
+    public = ErrorDetails(
+        error.code, clip(error.message, MAX_MESSAGE_BYTES), clip(error.reason, _MAX_NAME_BYTES),
+        {clip(k, _MAX_NAME_BYTES): clip(v, _MAX_VALUE_BYTES) for k, v in error.metadata.items()},
+        {clip(f, _MAX_VALUE_BYTES): clip(d, _MAX_DESCRIPTION_BYTES)
+         for f, d in error.field_violations()})
+    violations, metadata = public.field_violations, public.metadata
+    while sum(d.ByteSize() for d in _detail_messages(public)) > MAX_DETAILS_BYTES:
+        # The first violation names the field: the others go first, then metadata.
+        shorter = violations if len(violations) > 1 or not metadata else metadata
+        shorter.pop(next(reversed(shorter)))
+    return public
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, ending in "..." when cut."""
+    data = text.encode("utf-8", "replace")
+    if len(data) > limit:
+        data = data[:limit - 3] + b"..."
+    return data.decode("utf-8", "ignore")
+
+
+def shorten(text: str) -> str:
+    """``text`` (what a client sent) for a message that names it: the start of a long
+    one and its length."""
+    if len(text) <= _SHORTENED_CHARS:
+        return text
+    return f"{text[:_SHORTENED_CHARS]}... ({len(text):,} characters)"
 
 
 class _Relayed(DomainError):

@@ -10,6 +10,12 @@ from libs.outages import POSTGRES_DOWN, postgres_unavailable
 #: covers a refused connection, a missing socket and a timed-out acquire or command).
 DOWN = (OSError, *POSTGRES_DOWN)
 
+#: The largest ``integer`` and ``bigint``: a number a request names that reaches such a
+#: column is checked against it where the request is validated (asyncpg cannot send a
+#: larger one: the call would fail unexpectedly).
+INTEGER_MAX = 2**31 - 1
+BIGINT_MAX = 2**63 - 1
+
 
 async def create_pool(dsn: str, *, min_size: int, max_size: int,
                       command_timeout: float = 10) -> asyncpg.Pool:

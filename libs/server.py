@@ -214,7 +214,8 @@ class _Call:
 def _status_of(exc: Exception, method: str, rid: str) -> grpc.Status:
     exc = outages.as_unavailable(exc) or exc
     if isinstance(exc, errors.DomainError):
-        logger.info("%s -> %s %s: %s", method, exc.code.name, exc.reason, exc.message)
+        logger.info("%s -> %s %s: %s", method, exc.code.name, exc.reason,
+                    errors.clip(exc.message, errors.MAX_MESSAGE_BYTES))
         return errors.to_grpc_status(exc)
     logger.exception("%s failed unexpectedly", method)
     return errors.internal_status(rid)

@@ -15,6 +15,7 @@ from google.protobuf import field_mask_pb2, struct_pb2, timestamp_pb2
 from libs import page_tokens
 from libs.errors import InvalidArgument
 from libs.identity import parse_principal, require_id
+from libs.postgres import INTEGER_MAX
 from services.agent_memory import rules
 from services.agent_memory.model import (
     AccountSettings,
@@ -293,9 +294,16 @@ def edit(message: pb.MemoryEdit, update_mask: field_mask_pb2.FieldMask) -> Edit:
 
 def expected_version(value: int, field: str = "expected_version", *,
                      required: bool = False) -> int:
-    if value < 0 or (required and value == 0):
-        raise InvalidArgument(field, "required: the version being changed" if required
-                              else "must not be negative")
+    return version_number(value, field, "the version being changed", required=required)
+
+
+def version_number(value: int, field: str, what: str, *, required: bool) -> int:
+    """A version a request names (0: none, when not ``required``); versions are
+    ``integer`` columns."""
+    if required and value == 0:
+        raise InvalidArgument(field, f"required: {what}")
+    if not 0 <= value <= INTEGER_MAX:
+        raise InvalidArgument(field, f"must be 1-{INTEGER_MAX}")
     return value
 
 
@@ -327,10 +335,7 @@ def position_token(position: tuple[datetime, UUID] | None) -> str:
 def audit_position(token: str) -> int | None:
     if not token:
         return None
-    state = page_tokens.decode(token)
-    if not isinstance(state.get("before"), int):
-        raise InvalidArgument("page_token", "not a page token issued by this service")
-    return state["before"]
+    return page_tokens.position(page_tokens.decode(token), "before")
 
 
 def audit_token(records: list[AuditRecord], page_size: int) -> str:

@@ -21,8 +21,9 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from libs.errors import InvalidArgument
+from libs.errors import InvalidArgument, shorten
 from libs.identity import require_id
+from libs.postgres import BIGINT_MAX, INTEGER_MAX
 from services.agent_memory.model import Action, Author, Entry, Role, Source, Version
 from services.agent_memory.rules import Kind, Scope, SourceKind
 
@@ -101,6 +102,19 @@ class _Line:
             raise self.error(name, "missing or of the wrong type")
         return value
 
+    def integer(self, name: str, maximum: int, *, optional: bool = False) -> int | None:
+        """0-``maximum``: what the column holds."""
+        value = self.get(name, int, optional=optional)
+        if value is not None and not 0 <= value <= maximum:
+            raise self.error(name, f"must be 0-{maximum}")
+        return value
+
+    def number(self, name: str) -> float:
+        try:
+            return float(self.get(name, (int, float)))
+        except OverflowError:  # an integer past any float
+            raise self.error(name, "out of range") from None
+
     def time(self, name: str, *, optional: bool = False) -> datetime | None:
         value = self.get(name, str, optional=optional)
         if value is None:
@@ -117,7 +131,7 @@ class _Line:
         try:
             return kind(self.get(name, str))
         except ValueError:
-            raise self.error(name, f"unknown value {self._data.get(name)!r}") from None
+            raise self.error(name, f"unknown value {shorten(repr(self._data.get(name)))}") from None
 
     def uuid(self, name: str, *, optional: bool = False) -> UUID | None:
         value = self.get(name, str, optional=optional)
@@ -153,15 +167,15 @@ def _entry(line: _Line, account_id: str, environment: str) -> Entry:
         scope=line.enum("scope", Scope), agent_id=agent and _id(line, "agent_id"),
         owner_user_id=_id(line, "user_id") or None, key=line.get("key", str),
         content=line.get("content", str), kind=line.enum("kind", Kind),
-        importance=float(line.get("importance", (int, float))),
-        confidence=float(line.get("confidence", (int, float))), tags=dict(tags),
+        importance=line.number("importance"), confidence=line.number("confidence"),
+        tags=dict(tags),
         content_hash=line.get("content_hash", str),
         source=Source(source.enum("kind", SourceKind), _id(source, "thread_id"),
                       tuple(message_ids), _id(source, "run_id"),
-                      source.get("first_offset", int, optional=True),
-                      source.get("last_offset", int, optional=True)),
+                      source.integer("first_offset", BIGINT_MAX, optional=True),
+                      source.integer("last_offset", BIGINT_MAX, optional=True)),
         expires_at=line.time("expires_at", optional=True), created_at=line.time("created_at"),
-        updated_at=line.time("updated_at"), version=line.get("version", int),
+        updated_at=line.time("updated_at"), version=line.integer("version", INTEGER_MAX),
         author=Author(_id(author, "key_id", optional=False), _id(author, "agent_id",
                                                                   optional=False),
                       _id(author, "user_id", optional=False), author.enum("role", Role)),
@@ -213,8 +227,5 @@ def parse(text: str, account_id: str, environment: str, field: str = "jsonl"
 
 
 def _counters(line: _Line, entry: Entry) -> Entry:
-    count = line.get("recall_count", int)
-    if count < 0:
-        raise line.error("recall_count", "must not be negative")
-    return replace(entry, recall_count=count,
+    return replace(entry, recall_count=line.integer("recall_count", BIGINT_MAX),
                    last_recalled_at=line.time("last_recalled_at", optional=True))

@@ -154,11 +154,10 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
                              context) -> pb.RollbackMemoryResponse:
         actor = conversions.actor(request.principal)
         memory_id = conversions.memory_id(request.memory_id)
-        if request.version < 1:
-            raise InvalidArgument("version", "required: the version to make current again")
+        version = conversions.version_number(request.version, "version",
+                                             "the version to make current again", required=True)
         entry = await self._memory.rollback(
-            actor, memory_id, request.version,
-            conversions.expected_version(request.expected_version))
+            actor, memory_id, version, conversions.expected_version(request.expected_version))
         return pb.RollbackMemoryResponse(memory=conversions.entry(entry))
 
     async def SupersedeMemory(self, request: pb.SupersedeMemoryRequest,

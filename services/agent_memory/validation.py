@@ -32,7 +32,8 @@ def tags(values: dict[str, str], field: str) -> dict[str, str]:
         raise InvalidArgument(field, f"at most {rules.MAX_TAGS} tags")
     for key, value in values.items():
         if not _TAG_KEY.fullmatch(key):
-            raise InvalidArgument(f"{field}[{key!r}]" if key else field,
+            named = 0 < len(key) <= rules.MAX_TAG_KEY_CHARS  # else the path would echo it
+            raise InvalidArgument(f"{field}[{key!r}]" if named else field,
                                   "tag keys are 1-64 characters of a-z 0-9 _ . : -")
         if not value or len(value) > rules.MAX_TAG_VALUE_CHARS or "\x00" in value:
             raise InvalidArgument(f"{field}[{key!r}]",

@@ -84,6 +84,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
             await self._threads.require(principal, thread_id)
         if not request.tool_name:
             raise InvalidArgument("tool_name", "required")
+        if len(request.tool_name) > tools.MAX_NAME_CHARS:
+            raise InvalidArgument("tool_name", f"at most {tools.MAX_NAME_CHARS} characters")
         call = tools.Call(principal, surface, thread_id, conversions.arguments(request.arguments),
                           request.request_id)
         bound = await self._bindings.bound(principal)

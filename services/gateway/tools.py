@@ -39,7 +39,7 @@ from google.protobuf import json_format
 
 from libs import memory_names
 from libs.clients import upstream
-from libs.errors import DomainError, InvalidArgument, PermissionDenied
+from libs.errors import DomainError, InvalidArgument, PermissionDenied, shown
 from libs.identity import ID_PATTERN, Principal, require_id
 from services.gateway import callers
 from services.gateway.retrieval import Retrieval
@@ -50,6 +50,8 @@ EVERY_SURFACE, AGENT_ONLY, MCP_ONLY = (frozenset({AGENT, MCP_GATEWAY}), frozense
                                        frozenset({MCP_GATEWAY}))
 #: Seed 000: recall returns at most 20 entries; a larger limit is capped, not refused.
 RECALL_LIMIT_CAP = 20
+#: MCP's bound on tool names: a longer name is INVALID_ARGUMENT, not TOOL_NOT_AVAILABLE.
+MAX_NAME_CHARS = 128
 # Deprecated argument names still accepted, and the published name they stand for.
 _ALIASES = {"memory_store": {"visibility": "scope"}}
 # Refusals that are the tool's answer, not the caller's mistake.
@@ -363,5 +365,5 @@ async def run(upstreams: Upstreams, name: str, call: Call,
         return await tool.run(upstreams, call), False
     except DomainError as exc:
         if exc.code in _TOOL_ERRORS:
-            return {"error": exc.message, "reason": exc.reason}, True
+            return {"error": shown(exc).message, "reason": exc.reason}, True
         raise

@@ -83,6 +83,16 @@ async def test_episode_leg_reaches_the_memories_of_a_matching_run(retrieval):
     assert found.relevant_episodes[0].task == "Move the payment webhooks to the new queue"
 
 
+async def test_a_timed_out_run_is_an_episode_too(retrieval):
+    """The journal closes idle runs as timed_out; their episodes are kept like others'."""
+    await retrieval.stub.RecordEpisode(pb.RecordEpisodeRequest(
+        principal=who(), thread_id="ops", run_id="run-9", outcome=run_pb2.RUN_OUTCOME_TIMED_OUT,
+        task="Rotate the signing keys", summary="The key rotation stalled waiting for approval."))
+    found = await retrieval.retrieve("signing keys rotation")
+    assert [(e.run_id, e.outcome) for e in found.relevant_episodes] == [
+        ("run-9", run_pb2.RUN_OUTCOME_TIMED_OUT)]
+
+
 async def test_type_leg_lists_the_kinds_a_longer_query_names(retrieval):
     await corpus(retrieval)
     found = await retrieval.only("type", "which decisions did we take about the billing service")

@@ -224,6 +224,18 @@ async def test_tool_errors_are_mcp_tool_errors_with_the_grpc_reason(platform):
     assert unsafe.is_error and grpc_error and unsafe.structured_content == over_grpc
 
 
+async def test_oversized_names_are_brief_invalid_argument_tool_errors(platform):
+    """A 5,000-character tool or argument name is refused naming its field, not echoed."""
+    async with mcp_client(platform, platform.keys["acme"]) as client:
+        tool = await client.call_tool("t" * 5000, {})
+        argument = await client.call_tool("memory_recall", {"query": "x", "\u00e9" * 5000: 1})
+    for result, field in ((tool, "tool_name"), (argument, "arguments")):
+        body = text_of(result)
+        assert result.is_error and (body["code"], body["fieldViolations"][0]["field"]) == (
+            "INVALID_ARGUMENT", field)
+        assert len(result.content[0].text) < 1000
+
+
 async def test_the_agent_header_is_validated_like_the_grpc_caller(platform):
     async with mcp_client(platform, platform.keys["acme"], agent="bad agent!") as client:
         result = await client.call_tool("memory_recall", {"query": "x"})

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from libs import clients, log, outages, request_checks
-from libs.errors import DomainError
+from libs.errors import MAX_MESSAGE_BYTES, DomainError, clip
 from libs.server import REQUEST_ID_HEADER
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,8 @@ async def invoke(method: Callable[..., Awaitable[Response]], request,
         request_checks.check(request)  # the checks gRPC requests get in libs/server.py
         return await method(request, HttpCallContext(headers))
     except DomainError as exc:
-        logger.info("HTTP %s -> %s %s: %s", name, exc.code.name, exc.reason, exc.message)
+        logger.info("HTTP %s -> %s %s: %s", name, exc.code.name, exc.reason,
+                    clip(exc.message, MAX_MESSAGE_BYTES))
         raise
     except Exception as exc:
         if (down := outages.as_unavailable(exc)) is not None:

@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 from starlette.responses import JSONResponse
 
-from libs.errors import DomainError
+from libs.errors import DomainError, shown
 
 _STATUS = {
     grpc.StatusCode.INVALID_ARGUMENT: 400,
@@ -48,10 +48,11 @@ def status(error: DomainError) -> int:
 
 
 def body(error: DomainError) -> dict[str, Any]:
-    return {"code": error.code.name, "reason": error.reason, "message": error.message,
-            "metadata": error.metadata,
+    public = shown(error)  # bounded as over gRPC
+    return {"code": public.code.name, "reason": public.reason, "message": public.message,
+            "metadata": public.metadata,
             "fieldViolations": [{"field": field, "description": description}
-                                for field, description in error.field_violations()]}
+                                for field, description in public.field_violations.items()]}
 
 
 def response(error: DomainError) -> JSONResponse:

@@ -94,7 +94,8 @@ def server(servicer) -> Server:
             reply = await calls.invoke(servicer.ListTools,
                                        pb.ListToolsRequest(caller=caller(headers)), headers)
         except DomainError as exc:
-            raise MCPError(types.INVALID_PARAMS, exc.message, errors.body(exc)) from None
+            body = errors.body(exc)
+            raise MCPError(types.INVALID_PARAMS, body["message"], body) from None
         return types.ListToolsResult(tools=[_tool(t) for t in reply.tools])
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:

@@ -41,7 +41,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from libs.errors import InvalidArgument, PermissionDenied, ResourceExhausted
+from libs.errors import InvalidArgument, PermissionDenied, ResourceExhausted, shorten
 from services.gateway.http import calls
 from services.gateway.keys import ApiKeys
 
@@ -186,6 +186,8 @@ OPERATIONS = [
 
 _PARSE_STEP = re.compile(r"Failed to parse (\w+) field: ")
 _UNKNOWN_FIELD = re.compile(r'has no field named "([^"]+)"')
+# json_format quotes the name or value it refuses whole; no name of ours is this long.
+_LONG_WORD = re.compile(r"\S{100,}")
 
 
 def _parse_error(exc: json_format.ParseError) -> InvalidArgument:
@@ -193,9 +195,10 @@ def _parse_error(exc: json_format.ParseError) -> InvalidArgument:
     text = str(exc)
     path = _PARSE_STEP.findall(text)
     unknown = _UNKNOWN_FIELD.search(text)
-    if unknown:
+    if unknown and unknown.group(1) == shorten(unknown.group(1)):
         path.append(unknown.group(1))
-    return InvalidArgument(".".join(path) or "body", _PARSE_STEP.sub("", text).strip())
+    problem = _LONG_WORD.sub(lambda word: shorten(word.group()), _PARSE_STEP.sub("", text))
+    return InvalidArgument(".".join(path) or "body", problem.strip())
 
 
 async def _json_body(request: Request, max_bytes: int) -> dict[str, Any]:

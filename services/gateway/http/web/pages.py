@@ -39,7 +39,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from libs.errors import DomainError, InvalidArgument, ResourceExhausted
+from libs.errors import DomainError, InvalidArgument, ResourceExhausted, shown
 from libs.identity import ID_PATTERN
 from libs.server import REQUEST_ID_HEADER
 from services.gateway import callers
@@ -316,7 +316,7 @@ class LibraryPages:
         try:
             form = await _form(request, self._max_body_bytes)
         except DomainError as exc:
-            return self._refusal(request, errors.status(exc), "Refused", exc.message)
+            return self._refusal(request, errors.status(exc), "Refused", shown(exc).message)
         if not self._sessions.sign_in_ok(request.cookies.get(SIGN_IN_COOKIE), form.get("token")):
             return self._refusal(request, 403, "Refused", "This sign-in form has expired or is "
                                  "not from this site. Reload the sign-in page and try again.")
@@ -331,7 +331,7 @@ class LibraryPages:
                     error=f"This API key is not a key of the account {account}.")
             values = _acting_as(credential, values["agent_id"], values["user_id"])
         except DomainError as exc:
-            return await self._sign_in_form(request, error=exc.message, values=values,
+            return await self._sign_in_form(request, error=shown(exc).message, values=values,
                                             status=errors.status(exc))
         ends = (None if credential.expires_at is None
                 else datetime.fromtimestamp(credential.expires_at, UTC))

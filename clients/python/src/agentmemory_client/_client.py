@@ -28,6 +28,7 @@ from agentmemory_client._version import __version__
 
 API_KEY_VARIABLE, ADDRESS_VARIABLE = "AGENTMEMORY_API_KEY", "AGENTMEMORY_ADDRESS"
 DEFAULT_ADDRESS = "localhost:50051"
+DEFAULT_RETRY = RetryPolicy()
 _STUBS = {"gateway": gateway_grpc.GatewayServiceStub,
           "library": library_grpc.MemoryLibraryServiceStub,
           "retrieval": retrieval_grpc.RetrievalServiceStub,
@@ -264,7 +265,7 @@ class Client(_Base):
     def __init__(self, *, agent_id: str | None = None, user_id: str | None = None,
                  environment: str | None = None, api_key: str | None = None,
                  address: str | None = None, tls: bool = False, timeout: float = 30.0,
-                 retry: RetryPolicy = RetryPolicy()) -> None:
+                 retry: RetryPolicy = DEFAULT_RETRY) -> None:
         settings = _Settings.resolve(api_key, address, tls, timeout, retry)
         arguments = settings.channel_arguments()
         self._channel = (grpc.secure_channel(credentials=grpc.ssl_channel_credentials(),
@@ -321,7 +322,7 @@ class AsyncClient(_Base):
     def __init__(self, *, agent_id: str | None = None, user_id: str | None = None,
                  environment: str | None = None, api_key: str | None = None,
                  address: str | None = None, tls: bool = False, timeout: float = 30.0,
-                 retry: RetryPolicy = RetryPolicy()) -> None:
+                 retry: RetryPolicy = DEFAULT_RETRY) -> None:
         settings = _Settings.resolve(api_key, address, tls, timeout, retry)
         arguments = settings.channel_arguments()
         self._channel = (grpc.aio.secure_channel(credentials=grpc.ssl_channel_credentials(),

@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.gateway_bench
 	$(BIN)/python -m bench.safety_report
 	$(BIN)/python -m bench.failover_bench
+	$(BIN)/python -m bench.sdk_bench
 
 clean:
 	rm -rf $(VENV) data .pytest_cache

@@ -410,6 +410,7 @@ export class Client {
   readonly runs: Runs;
   readonly keys: Keys;
 
+  /** `connection`: withOptions' shared one (internal). */
   constructor(options: ClientOptions = {}, connection?: Connection) {
     this.connection = connection ?? Client.connect(options);
     this.memory = new Memory(this.connection);

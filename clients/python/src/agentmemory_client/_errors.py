@@ -16,7 +16,8 @@
 
 The gateway puts a ``google.rpc.Status`` with an ``ErrorInfo`` (the stable UPPER_SNAKE
 reason) and, for field errors, a ``BadRequest`` on every error; :func:`from_rpc_error`
-reads them back. A memory tool's refusal (a result with ``is_error``) carries the same
+reads them back (as libs/errors.py does for the services: the SDK never imports the
+server's packages). A memory tool's refusal (a result with ``is_error``) carries the same
 code, reason and metadata, and :func:`from_tool_result` maps it the same way.
 """
 

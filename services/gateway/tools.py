@@ -10,9 +10,11 @@
   three memory tools, and an agent's turn gets its context from BuildContext.
   It lives here rather than in the MCP server so that one table says what each
   surface offers, and a gRPC ``CallTool`` on the MCP-gateway surface offers
-  exactly what ``/mcp`` does. It runs the gateway's RetrieveContext handler.
+  exactly what ``/mcp`` does. It runs the gateway's RetrieveContext handler;
+- ``explain_memory`` (seed 002): where a memory came from, beside it on the same terms.
 
-A tool not on the caller's surface is PERMISSION_DENIED. Arguments are
+A tool not on the caller's surface is PERMISSION_DENIED (TOOL_NOT_AVAILABLE, saying why
+and how to get it: ListTools' ``notice`` says the same). Arguments are
 validated with ``jsonschema`` against the very schema ``ListTools`` publishes
 (INVALID_ARGUMENT naming ``arguments.<name>``). What a tool refuses on its own
 merits (unsafe content, capacity, an unknown tool call) comes back as a result
@@ -41,7 +43,7 @@ from google.protobuf import json_format
 
 from libs import memory_names
 from libs.clients import upstream
-from libs.errors import DomainError, InvalidArgument, PermissionDenied, shown
+from libs.errors import DomainError, InvalidArgument, PermissionDenied, as_json
 from libs.identity import ID_PATTERN, Principal, require_id
 from services.gateway import callers
 from services.gateway.retrieval import Retrieval
@@ -279,13 +281,24 @@ async def _search_memory(upstreams: Upstreams, call: Call) -> dict[str, Any]:
     if request.explain:
         result["explanations"] = [
             {"memory_id": m.memory.id, "key": m.memory.key,
-             "explanation": json_format.MessageToDict(m.explanation)}
+             "explanation": json_format.MessageToDict(
+                 m.explanation, always_print_fields_with_no_presence=True)}
             for m in reply.workspace_entries if m.HasField("explanation")]
     return result
 
 
+async def _explain_memory(upstreams: Upstreams, call: Call) -> dict[str, Any]:
+    """Seed 002's explain_memory: a memory's source, provenance, versions, supersede
+    links and audit trail (the library's ExplainMemory), zero values included."""
+    async with upstream("agent_memory"):
+        reply = await upstreams.agent_memory.ExplainMemory(memory_pb.ExplainMemoryRequest(
+            principal=call.principal.to_proto(), memory_id=call.arguments["memoryId"]))
+    return json_format.MessageToDict(reply, always_print_fields_with_no_presence=True)
+
+
 _CATEGORY_SCHEMA = {"type": "string", "enum": list(memory_names.CATEGORIES)}
 _ID_SCHEMA = {"type": "string", "pattern": f"^{ID_PATTERN.pattern}$"}
+_UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 TOOLS = [
     Tool("memory_store", "Remember a durable fact about the user or their projects.",
          _schema({"key": _text("Short snake_case key"),
@@ -340,6 +353,13 @@ TOOLS = [
                              "description": "LLM reranking; assisted mode only"}},
                  ["query", "runId"]), True, MCP_ONLY, _search_memory,
          text=("context", "explanations"), user_arguments=("userId",)),
+    Tool("explain_memory",
+         "Where a remembered memory came from: its source, provenance, versions, what it "
+         "supersedes and its audit trail.",
+         _schema({"memoryId": {"type": "string", "pattern": _UUID_PATTERN,
+                               "description": "A memory's id (search_memory's explanations "
+                                              "and the library show it)"}},
+                 ["memoryId"]), True, MCP_ONLY, _explain_memory),
 ]
 _BY_NAME = {tool.name: tool for tool in TOOLS}
 
@@ -353,13 +373,35 @@ def offered(surface: int, memory_bound: bool) -> list[Tool]:
     return [tool for tool in TOOLS if tool.offered(surface, memory_bound)]
 
 
+def notice(principal: Principal, surface: int, memory_bound: bool) -> str:
+    """Why the memory tools are missing from this caller's list, and how to get them."""
+    if memory_bound:
+        return ""
+    return (f"The memory tools are not offered: Memory is not bound to agent "
+            f"{principal.agent_id!r} in environment {principal.environment!r}, or memory is "
+            "off for the account. An account admin binds it: MemoryLibraryService."
+            "UpdateAgentSettings with memory_bound true (REST: PATCH /v1/settings/agent), or "
+            "Settings on the memory library page.")
+
+
+def _unavailable(tool: Tool | None, name: str, call: Call, memory_bound: bool) -> PermissionDenied:
+    if tool is None:
+        why = f"there is no tool {name!r}"
+    elif call.surface not in tool.surfaces:
+        why = (f"{name} is offered on the MCP gateway surface only" if tool.surfaces == MCP_ONLY
+               else f"{name} is offered to agents (SURFACE_AGENT) only, never over MCP")
+    else:
+        why = notice(call.principal, call.surface, memory_bound)
+    return PermissionDenied(f"tool {name!r} is not available: {why}",
+                            reason="TOOL_NOT_AVAILABLE", metadata={"tool": name})
+
+
 async def run(upstreams: Upstreams, name: str, call: Call,
               memory_bound: bool) -> tuple[dict[str, Any], bool]:
     """(result, is_error)."""
     tool = _BY_NAME.get(name)
     if tool is None or not tool.offered(call.surface, memory_bound):
-        raise PermissionDenied(f"tool {name!r} is not available to this caller",
-                               reason="TOOL_NOT_AVAILABLE", metadata={"tool": name})
+        raise _unavailable(tool, name, call, memory_bound)
     call = dataclasses.replace(call, arguments=check_arguments(tool, call.arguments))
     for name in tool.user_arguments:
         callers.check_named_user(call.principal, call.arguments.get(name, ""), f"arguments.{name}")
@@ -367,7 +409,5 @@ async def run(upstreams: Upstreams, name: str, call: Call,
         return await tool.run(upstreams, call), False
     except DomainError as exc:
         if exc.code in _TOOL_ERRORS:
-            bounded = shown(exc)
-            return {"error": bounded.message, "code": exc.code.name, "reason": exc.reason,
-                    "metadata": bounded.metadata}, True
+            return as_json(exc), True
         raise

@@ -22,7 +22,7 @@ from tests.surfaces.mcp_calls import mcp_client
 
 MCP = principal_pb2.SURFACE_MCP_GATEWAY
 #: Seed 000's memory tools and seed 002's search_memory; never the journal tools.
-MCP_TOOLS = ["memory_forget", "memory_recall", "memory_store", "search_memory"]
+MCP_TOOLS = ["explain_memory", "memory_forget", "memory_recall", "memory_store", "search_memory"]
 NODE_EXAMPLE = Path(__file__).resolve().parents[2] / "clients" / "node" / "examples" / "mcp.mjs"
 
 
@@ -92,6 +92,28 @@ async def test_search_memory_explains_in_a_second_text(platform, facets):
     assert explanations == found.structured_content["explanations"]
     assert facets["billing"] in [e["memory_id"] for e in explanations]
     assert {"legs", "factors", "finalScore", "trust"} <= set(explanations[0]["explanation"])
+    first = explanations[0]["explanation"]  # zero values are kept, as REST keeps them
+    assert "rank" in first["legs"][0] and "contradictionRisk" in first["trust"]
+
+
+async def test_explain_memory_says_where_a_memory_came_from(platform, facets):
+    async with mcp_client(platform, platform.keys["acme"], agent="searcher") as client:
+        explained = await client.call_tool("explain_memory", {"memoryId": facets["billing"]})
+        bad = await client.call_tool("explain_memory", {"memoryId": "not-a-uuid"})
+    body = explained.structured_content
+    assert not explained.is_error and body["memory"]["id"] == facets["billing"]
+    assert body["versions"] and body["audit"] and "source" in body["memory"]
+    assert bad.is_error and text_of(bad)["fieldViolations"][0]["field"] == "memoryId"
+
+
+async def test_an_unbound_agent_is_told_why_it_has_no_tools(platform):
+    async with mcp_client(platform, platform.keys["acme"], agent="never-bound") as client:
+        listed = await client.list_tools()
+        refused = await client.call_tool("memory_recall", {"query": "x"})
+    assert listed.tools == []
+    assert "not bound to agent 'never-bound'" in listed.meta["agentmemory/notice"]
+    assert refused.is_error and "UpdateAgentSettings" in text_of(refused)["message"]
+    assert text_of(refused)["reason"] == "TOOL_NOT_AVAILABLE"
 
 
 async def test_search_memory_refusals(platform, facets):
@@ -104,9 +126,9 @@ async def test_search_memory_refusals(platform, facets):
                                                           "rerank": True})
 
     assert no_run.is_error and text_of(no_run)["fieldViolations"] == [
-        {"field": "arguments.runId", "description": "required"}]
-    assert small.is_error and text_of(small)["fieldViolations"][0]["field"] == \
-        "arguments.tokenBudget"
+        {"field": "runId", "description": "required"}]  # the argument as MCP names it
+    assert text_of(no_run)["message"] == "runId: required"
+    assert small.is_error and text_of(small)["fieldViolations"][0]["field"] == "tokenBudget"
     # Refused by retrieval itself (seed 002: rerank needs assisted): the tool's answer.
     assert rerank.is_error and rerank.structured_content["reason"] == "INVALID_FIELD"
     # An agent's own surface has seed 000's three memory tools, not search_memory.
@@ -214,8 +236,9 @@ async def test_tool_errors_are_mcp_tool_errors_with_the_grpc_reason(platform):
     assert journal.is_error and text_of(journal)["reason"] == "TOOL_NOT_AVAILABLE"
     assert text_of(journal)["code"] == "PERMISSION_DENIED"
     assert missing.is_error and text_of(missing)["fieldViolations"] == [
-        {"field": "arguments.content", "description": "required"}]
-    assert wrong.is_error and text_of(wrong)["fieldViolations"][0]["field"] == "arguments.limit"
+        {"field": "content", "description": "required"}]
+    assert wrong.is_error and text_of(wrong)["fieldViolations"][0]["field"] == "limit"
+    assert "agents (SURFACE_AGENT) only" in text_of(journal)["message"]
     # Refused by the tool itself: a result with isError, exactly as over gRPC.
     over_grpc, grpc_error = await grpc_calls.call_tool(platform.grpc, key, grpc_calls.caller(
         "concierge", surface=MCP), "memory_store", {
@@ -229,7 +252,7 @@ async def test_oversized_names_are_brief_invalid_argument_tool_errors(platform):
     async with mcp_client(platform, platform.keys["acme"]) as client:
         tool = await client.call_tool("t" * 5000, {})
         argument = await client.call_tool("memory_recall", {"query": "x", "\u00e9" * 5000: 1})
-    for result, field in ((tool, "tool_name"), (argument, "arguments")):
+    for result, field in ((tool, "name"), (argument, "arguments")):
         body = text_of(result)
         assert result.is_error and (body["code"], body["fieldViolations"][0]["field"]) == (
             "INVALID_ARGUMENT", field)
@@ -240,11 +263,11 @@ async def test_the_agent_header_is_validated_like_the_grpc_caller(platform):
     async with mcp_client(platform, platform.keys["acme"], agent="bad agent!") as client:
         result = await client.call_tool("memory_recall", {"query": "x"})
     assert result.is_error
-    assert text_of(result)["fieldViolations"][0]["field"] == "caller.agent_id"
+    assert text_of(result)["fieldViolations"][0]["field"] == "X-Agent-Id"  # MCP's name
     async with mcp_client(platform, platform.keys["acme"], agent=None) as client:
         result = await client.call_tool("memory_recall", {"query": "x"})
     assert result.is_error and text_of(result)["fieldViolations"] == [
-        {"field": "caller.agent_id", "description": "required"}]
+        {"field": "X-Agent-Id", "description": "required"}]
 
 
 @pytest.mark.parametrize("authorization, reason", [

@@ -100,6 +100,10 @@ export function fromCallError(thrown: unknown): AgentMemoryError {
 /** The error a memory tool's isError result stands for. */
 export function fromToolResult(result: JsonObject): AgentMemoryError {
   const metadata = (result.metadata ?? {}) as Record<string, string>;
-  return error(String(result.code ?? "UNKNOWN"), String(result.error ?? ""),
-               String(result.reason ?? ""), metadata);
+  const violations: Record<string, string> = {};
+  for (const v of (result.fieldViolations ?? []) as Array<Record<string, string>>) {
+    violations[String(v.field ?? "")] = String(v.description ?? "");
+  }
+  return error(String(result.code ?? "UNKNOWN"), String(result.message ?? ""),
+               String(result.reason ?? ""), metadata, violations);
 }

@@ -81,7 +81,8 @@ def token_budget(value: int, field_name: str = "token_budget") -> int | None:
 
 def rerank(mode: Mode, value: bool | None) -> bool | None:
     if value and mode != Mode.ASSISTED:
-        raise InvalidArgument("rerank", "LLM reranking requires mode MODE_ASSISTED")
+        raise InvalidArgument("rerank", "reranking needs mode assisted "
+                                        "(RETRIEVAL_MODE_ASSISTED); this call's is deterministic")
     return value
 
 

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from libs.errors import DomainError, NotFound
+from libs.errors import DomainError, NotFound, Unimplemented, shorten
 from libs.server import REQUEST_ID_HEADER
 from services.gateway.http import calls, errors, openapi, reference, rest
 from services.gateway.http.mcp import McpEndpoint
@@ -53,10 +53,15 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 405:
-        return errors.response(NotFound(f"{request.method} is not allowed on {request.url.path}",
-                                        reason="METHOD_NOT_ALLOWED"))
+        allowed = (exc.headers or {}).get("Allow", "")
+        refused = errors.response(Unimplemented(
+            f"{request.method} is not allowed on {shorten(request.url.path)}; allowed: "
+            f"{allowed}", reason="METHOD_NOT_ALLOWED", metadata={"allowed": allowed}))
+        refused.headers["allow"] = allowed
+        return refused
     if exc.status_code == 404:
-        return errors.response(NotFound(f"no route {request.url.path}", reason="ROUTE_NOT_FOUND"))
+        return errors.response(NotFound(f"no route {shorten(request.url.path)}",
+                                        reason="ROUTE_NOT_FOUND"))
     return JSONResponse({"code": "UNKNOWN", "reason": "HTTP_ERROR", "message": exc.detail},
                         status_code=exc.status_code)
 

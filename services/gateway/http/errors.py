@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 from starlette.responses import JSONResponse
 
-from libs.errors import DomainError, shown
+from libs.errors import DomainError, as_json
 
 _STATUS = {
     grpc.StatusCode.INVALID_ARGUMENT: 400,
@@ -48,11 +48,7 @@ def status(error: DomainError) -> int:
 
 
 def body(error: DomainError) -> dict[str, Any]:
-    public = shown(error)  # bounded as over gRPC
-    return {"code": public.code.name, "reason": public.reason, "message": public.message,
-            "metadata": public.metadata,
-            "fieldViolations": [{"field": field, "description": description}
-                                for field, description in public.field_violations.items()]}
+    return as_json(error)  # bounded as over gRPC
 
 
 def response(error: DomainError) -> JSONResponse:

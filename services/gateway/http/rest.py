@@ -41,8 +41,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from libs.errors import InvalidArgument, PermissionDenied, ResourceExhausted, shorten
-from services.gateway.http import calls
+from libs.errors import DomainError, InvalidArgument, PermissionDenied, ResourceExhausted
+from services.gateway.http import calls, vocabulary
 from services.gateway.keys import ApiKeys
 
 #: The gRPC services behind the routes, by the names ``calls.Servicers`` uses.
@@ -184,23 +184,6 @@ OPERATIONS = [
               "A short-lived user token for one user and agent (act_for_users keys)."),
 ]
 
-_PARSE_STEP = re.compile(r"Failed to parse (\w+) field: ")
-_UNKNOWN_FIELD = re.compile(r'has no field named "([^"]+)"')
-# json_format quotes the name or value it refuses whole; no name of ours is this long.
-_LONG_WORD = re.compile(r"\S{100,}")
-
-
-def _parse_error(exc: json_format.ParseError) -> InvalidArgument:
-    """json_format's message names the fields on the way down; name them the same way."""
-    text = str(exc)
-    path = _PARSE_STEP.findall(text)
-    unknown = _UNKNOWN_FIELD.search(text)
-    if unknown and unknown.group(1) == shorten(unknown.group(1)):
-        path.append(unknown.group(1))
-    problem = _LONG_WORD.sub(lambda word: shorten(word.group()), _PARSE_STEP.sub("", text))
-    return InvalidArgument(".".join(path) or "body", problem.strip())
-
-
 async def _json_body(request: Request, max_bytes: int) -> dict[str, Any]:
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_bytes:
@@ -267,6 +250,13 @@ def _scalar(field_: descriptor.FieldDescriptor, value: str, dotted: str) -> Any:
     if value not in ("true", "false"):
         raise InvalidArgument(dotted, "must be true or false")
     return value == "true"
+
+
+def enum_names(enum: descriptor.EnumDescriptor) -> list[str]:
+    """The names REST accepts for ``enum``'s values: the short ones where there are."""
+    prefix = enum_prefix(enum)
+    return [v.name.removeprefix(prefix).lower() if prefix else v.name for v in enum.values
+            if not v.name.endswith("_UNSPECIFIED")]
 
 
 def enum_prefix(enum: descriptor.EnumDescriptor) -> str:
@@ -343,7 +333,8 @@ async def parse(operation: Operation, request: Request, prototype: message.Messa
     try:
         return json_format.ParseDict(_full_enum_names(fields, descriptor_), prototype), account
     except json_format.ParseError as exc:
-        raise _parse_error(exc) from None
+        raise vocabulary.for_rest(vocabulary.parse_failure(str(exc), descriptor_, enum_names),
+                                  operation.aliases) from None
 
 
 async def check_account(keys: ApiKeys, headers: Mapping[str, str], account: str) -> None:
@@ -367,7 +358,10 @@ def routes(servicers: calls.Servicers, keys: ApiKeys, max_bytes: int) -> list[Ro
             parsed, account = await parse(operation, request, request_class(), max_bytes)
             if account is not None:
                 await check_account(keys, request.headers, account)
-            reply = await calls.invoke(handler, parsed, request.headers)
+            try:
+                reply = await calls.invoke(handler, parsed, request.headers)
+            except DomainError as exc:
+                raise vocabulary.for_rest(exc, operation.aliases) from None
             return JSONResponse(to_json(reply))
 
         return handle

@@ -136,5 +136,7 @@ def from_rpc_error(failure: grpc.RpcError) -> AgentMemoryError:
 
 def from_tool_result(result: Mapping[str, Any]) -> AgentMemoryError:
     """The error a memory tool's ``is_error`` result stands for."""
-    return error(str(result.get("code", "UNKNOWN")), str(result.get("error", "")),
-                 str(result.get("reason", "")), result.get("metadata") or {})
+    violations = {str(v.get("field", "")): str(v.get("description", ""))
+                  for v in result.get("fieldViolations") or ()}
+    return error(str(result.get("code", "UNKNOWN")), str(result.get("message", "")),
+                 str(result.get("reason", "")), result.get("metadata") or {}, violations)

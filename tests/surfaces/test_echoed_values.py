@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.surfaces.http_calls import grpc, rest
+from tests.surfaces.http_calls import grpc, in_rest_words, rest
 
 ACCOUNT, AGENT = "echoes", "echo-agent"
 CALLER = {"agentId": AGENT}
@@ -52,7 +52,7 @@ def _retrieve(case: str, field: str, **fields):
         field, id=case)
 
 
-# (REST method, path, body, gRPC method, fields, the field named)
+# (REST method, path, body, gRPC method, fields, the field named, as REST names it)
 OVERSIZED = [
     pytest.param("POST", "/v1/memory", {"caller": CALLER, "memory": {
         "kind": "decision", "content": "x", "tags": {HUGE: "v"}}},
@@ -60,11 +60,11 @@ OVERSIZED = [
             "kind": "MEMORY_KIND_DECISION", "content": "x", "tags": {HUGE: "v"}}},
         "memory.tags", id="AddMemory tags key"),
     _retrieve("RetrieveContext tags key", "tags", tags={WIDE: "v"}),
-    _retrieve("leg_weights key", "overrides.leg_weights", overrides={"legWeights": {HUGE: 1}}),
-    _retrieve("factor_weights key", "overrides.factor_weights",
+    _retrieve("leg_weights key", "overrides.legWeights", overrides={"legWeights": {HUGE: 1}}),
+    _retrieve("factor_weights key", "overrides.factorWeights",
               overrides={"factorWeights": {WIDE: 1}}),
     pytest.param("POST", f"/v1/tools/{HUGE}:call", {"caller": TOOL_CALLER, "arguments": {}},
-                 "CallTool", {"caller": TOOL_CALLER, "toolName": HUGE}, "tool_name", id="tool_name"),
+                 "CallTool", {"caller": TOOL_CALLER, "toolName": HUGE}, "toolName", id="tool_name"),
     pytest.param("POST", "/v1/tools/memory_recall:call",
                  {"caller": TOOL_CALLER, "arguments": {"query": "x", WIDE: 1}},
                  "CallTool", {"caller": TOOL_CALLER, "toolName": "memory_recall",
@@ -80,7 +80,7 @@ async def test_an_oversized_value_is_refused_briefly_naming_its_field(
     over_grpc = await grpc(platform, key, rpc, fields)
     assert status == 400
     assert_brief_refusal(over_rest, field)
-    assert over_rest == over_grpc
+    assert over_rest == in_rest_words(over_grpc)
 
 
 @pytest.mark.parametrize("name, value", [("version", INT4_MAX + 1), ("version", 2**63 - 1),
@@ -92,8 +92,8 @@ async def test_a_version_past_the_integer_column_is_invalid_argument(
                                    fields)
     over_grpc = await grpc(platform, key, "RollbackMemory", {**fields, "memoryId": memory_id})
     assert status == 400
-    assert_brief_refusal(over_rest, "version" if name == "version" else "expected_version")
-    assert over_rest == over_grpc
+    assert_brief_refusal(over_rest, name)
+    assert over_rest == in_rest_words(over_grpc)
 
 
 async def test_the_largest_version_is_merely_not_found(platform, key, memory_id):
@@ -106,8 +106,9 @@ async def test_the_largest_version_is_merely_not_found(platform, key, memory_id)
 @pytest.mark.parametrize("body", [{"caller": CALLER, HUGE: 1},
                                   {"caller": CALLER, "memory": {"kind": WIDE}}])
 async def test_rest_json_that_does_not_parse_is_refused_briefly(platform, key, body):
-    """The JSON parser's message quotes what it refuses: its start and length instead."""
+    """What does not parse is named briefly (a long name by its start and length), and a
+    long value is not echoed: the message says what it must be."""
     status, refused = await rest(platform, key, "POST", "/v1/memory", body)
     assert (status, refused["code"]) == (400, "INVALID_ARGUMENT")
-    assert "characters)" in refused["message"]
+    assert HUGE[:100] not in refused["message"] and WIDE[:100] not in refused["message"]
     assert len(json.dumps(refused, ensure_ascii=False).encode()) < BRIEF_BYTES

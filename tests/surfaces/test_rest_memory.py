@@ -15,7 +15,7 @@ from httpx import AsyncClient
 
 from services.gateway.http import openapi
 from services.gateway.http.rest import OPERATIONS
-from tests.surfaces.http_calls import grpc, rest
+from tests.surfaces.http_calls import grpc, in_rest_words, rest
 
 # Accounts of their own: memories written here stay out of the other tests' recalls.
 ACCOUNT, OTHER = "rest-memory", "rest-memory-other"
@@ -141,7 +141,8 @@ async def test_retrieve_refuses_like_grpc(platform, keys, body, fields, status, 
     got, over_rest = await rest(platform, keys["admin"], "POST", "/v1/memory/retrieve", body)
     assert (got, over_rest["reason"]) == (status, reason), over_rest
     if fields is not None:
-        assert over_rest == await grpc(platform, keys["admin"], "RetrieveContext", fields)
+        over_grpc = await grpc(platform, keys["admin"], "RetrieveContext", fields)
+        assert over_rest == in_rest_words(over_grpc, {"caller.agentId": "applicationId"})
 
 
 async def test_seed_002_aliases_are_checked(platform, keys):
@@ -367,7 +368,7 @@ async def test_library_refuses_like_grpc(platform, keys, method, path, body, rpc
     got, over_rest = await rest(platform, keys["admin"], method, path,
                                 None if query else body, query)
     assert (got, over_rest["reason"]) == (status, reason), over_rest
-    assert over_rest == await grpc(platform, keys["admin"], rpc, fields)
+    assert over_rest == in_rest_words(await grpc(platform, keys["admin"], rpc, fields))
 
 
 async def test_an_agent_key_cannot_change_settings_over_rest(platform, keys):

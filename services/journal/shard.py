@@ -85,6 +85,9 @@ MEMTABLE_FLUSH_SECONDS = 5.0
 # The sweeper looks again at least this often, whatever the deadlines say (the wall clock
 # its deadlines are read on may be set back or forward).
 LONGEST_SWEEP_SLEEP_SECONDS = 60.0
+# A run the sweeper could not close (the write failed, the clock went back) is tried again
+# this much later: its deadline, still due, would bring the sweeper round at once, forever.
+SWEEP_RETRY_MS = 5_000
 
 _DURABLE_READ = ReadOptions(
     durability_filter=DurabilityLevel.REMOTE, dirty=False, cache_blocks=True
@@ -274,11 +277,13 @@ class Shard:
         while self._failure is None:
             await self._sleep_until_a_deadline()
             now_ms = int(self._clock() * 1000)
-            due = [t for t, deadline in self._deadlines.items() if deadline <= now_ms]
+            due = [(t, deadline) for t, deadline in self._deadlines.items() if deadline <= now_ms]
             results = await asyncio.gather(
-                *(self.run_boundary(t, None, "", "expire", "") for t in due),
+                *(self.run_boundary(t, None, "", "expire", "") for t, _ in due),
                 return_exceptions=True)
-            for thread, result in zip(due, results, strict=True):
+            for (thread, deadline), result in zip(due, results, strict=True):
+                if self._deadlines.get(thread) == deadline:  # neither closed nor extended
+                    self._deadlines[thread] = now_ms + SWEEP_RETRY_MS
                 if isinstance(result, DomainError) and self._failure is None:
                     logger.warning("shard %d: closing the idle run of %s failed: %s", self.index,
                                    thread.thread_id, result.message)

@@ -39,12 +39,14 @@ from slatedb.uniffi import (
     CloseReason,
     Db,
     DbBuilder,
+    DbCache,
     DurabilityLevel,
     Error,
     FlushOptions,
     FlushType,
     IterationOrder,
     KeyRange,
+    MokaCacheOptions,
     ObjectStore,
     ReadOptions,
     ScanOptions,
@@ -106,6 +108,18 @@ def _scan_options(order: IterationOrder = IterationOrder.ASCENDING,
     )
 
 
+def block_cache(megabytes: int) -> DbCache | None:
+    """SlateDB's cache of the blocks, indexes and filters read, at most ``megabytes``
+    (None: no cache). Left to itself, SlateDB gives each database one of 640 MiB (512 for
+    blocks, 128 for indexes and filters) and every block read stays, those of SSTs that
+    compactions replaced too: a journal grew with the data it read back, for hours
+    before reaching that bound."""
+    if not megabytes:
+        return None
+    return DbCache.new_moka_cache(MokaCacheOptions(
+        max_capacity=megabytes * 2**20, time_to_live=None, time_to_idle=None))
+
+
 def fenced_error(shard: int) -> Unavailable:
     return Unavailable(
         f"journal shard {shard} is fenced: a newer journal writer has taken over",
@@ -157,12 +171,18 @@ class Shard:
     async def open(
         cls, *, index: int, count: int, store: ObjectStore, path: str, flush_interval_ms: int,
         idle_timeout_ms: int = DEFAULT_IDLE_TIMEOUT_MS, clock: Callable[[], float] = time.time,
+        cache: DbCache | None = None,
     ) -> Shard:
-        """Open (and so fence any previous writer of) shard ``index`` of ``count``."""
+        """Open (and so fence any previous writer of) shard ``index`` of ``count``, its reads
+        cached in ``cache`` (shared with the process's other shards; None: not cached)."""
         settings = Settings.default()
         settings.set("flush_interval", "null")  # no timer: the shard flushes (``wal``)
         builder = DbBuilder(path, store)
         builder.with_settings(settings)
+        if cache is None:
+            builder.with_db_cache_disabled()
+        else:
+            builder.with_db_cache(cache, index)  # the shard's entries apart from the others'
         db = await builder.build()
         try:
             await _check_layout(db, index, count)

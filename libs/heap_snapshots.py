@@ -1,7 +1,7 @@
 """Debugging memory growth: tracemalloc snapshots of a service's Python heap, on a timer.
 
-Off unless ``HEAP_SNAPSHOT_DIR`` is set (tracemalloc makes every allocation slower,
-a service's CPU per call rises by half or more). When set, the process traces its
+Off unless ``HEAP_SNAPSHOT_DIR`` is set (tracemalloc makes every allocation slower:
+a service's CPU per call about doubles). When set, the process traces its
 Python allocations from the start and, every ``HEAP_SNAPSHOT_SECONDS``, writes
 ``<dir>/<service>-<pid>-<n>.snapshot`` (``tracemalloc.Snapshot.dump``: compare two
 with ``Snapshot.load(b).compare_to(Snapshot.load(a), "lineno")``) and beside it

@@ -51,17 +51,15 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_grpc
 from google.protobuf import struct_pb2
 
-from bench.scratch import scratch_dir
+from bench import platform
+from bench.platform import SERVICES
 from bench.search_bench import VOCABULARY, sentence
 from libs import clients
 from tests.support.platform import bind_memory
-from tests.support.ports import free_port
-from tools import launch
 
 USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL
 OK = message_pb2.TOOL_CALL_STATUS_SUCCEEDED
 PLAIN, LEARNER, SEARCHER = "bench-agent", "bench-learner", "bench-searcher"
-SERVICES = ("gateway", "agent_memory", "thread_memory", "journal", "search")
 RECORDED_TASK = "Book me a flight to Porto next Friday."
 LATEST_TASK = "Please book a flight to Porto for Friday"
 
@@ -182,14 +180,6 @@ class Bench:
              "--output", str(self.profile / f"{stem}-{name}.txt")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for name, pid in self.roots.items() if name in SERVICES]
-
-
-def create_key(env: dict[str, str], role: str) -> str:
-    created = subprocess.run(
-        [sys.executable, "-m", "services.gateway.admin", "create-key", "--account", "demo",
-         "--name", f"bench-{role}", "--role", role, "--act-for-users"], cwd=launch.ROOT, env=env,
-        capture_output=True, text=True, check=True)
-    return created.stdout.strip()
 
 
 def recorded_turn() -> list[message_pb2.Message]:
@@ -322,27 +312,12 @@ async def bench_search(bench: Bench, channels, key: str) -> None:
 
 
 async def main(seconds: float, only: str | None, profile: Path | None) -> None:
-    data_dir = scratch_dir("gateway-bench-")
-    ports = {name: str(free_port()) for name in
-             ("JOURNAL_PORT", "AGENT_MEMORY_PORT", "THREAD_MEMORY_PORT", "SEARCH_PORT",
-              "GATEWAY_PORT", "GATEWAY_HTTP_PORT", "AGENTMEMORY_POSTGRES_PORT",
-              "AGENTMEMORY_REDIS_PORT")}
-    metrics_off = {f"{name.upper()}_METRICS_PORT": "0" for name in SERVICES}
-    os.environ.update(ports | metrics_off | {"LOG_LEVEL": "WARNING"})
-    components = launch.components(data_dir)
-    started = []
-    try:
-        for component in components:
-            started.append(component)
-            component.start()
-        env = components[-1].env
-        admin = launch.ensure_demo_key(data_dir, env).read_text().strip()
-        key = create_key(env, "agent")
-        by_name = {c.name: c.address for c in components}
+    with platform.running("gateway-bench-") as running:
+        admin, key = running.admin_key(), running.create_key("agent")
+        by_name = running.addresses
         for agent in (PLAIN, LEARNER):
             bind_memory(by_name["gateway"], admin, agent)
-        bench = Bench({c.name: c.pid for c in components} | {"bench client": os.getpid()},
-                      seconds, profile)
+        bench = Bench(running.pids | {"bench client": os.getpid()}, seconds, profile)
         channels = {name: clients.channel(by_name[name], default_timeout=30)
                     for name in ("gateway", "agent_memory", "thread_memory", "search")}
         try:
@@ -355,9 +330,6 @@ async def main(seconds: float, only: str | None, profile: Path | None) -> None:
         finally:
             for channel in channels.values():
                 await channel.close()
-    finally:
-        for component in reversed(started):
-            component.stop()
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ table differs from this output.
 from __future__ import annotations
 
 from libs import settings
+from libs.heap_snapshots import HeapSnapshotSettings
 from libs.log import LogSettings
 from libs.model import ModelSettings
 from libs.server import InternalAuthSettings
@@ -31,7 +32,8 @@ def _default(value) -> str:
 def table() -> str:
     sections = [
         ("all services", [*settings.describe(LogSettings), *settings.describe(TracingSettings),
-                          *settings.describe(InternalAuthSettings)]),
+                          *settings.describe(InternalAuthSettings),
+                          *settings.describe(HeapSnapshotSettings)]),
         ("gateway", list(gateway_settings.variables())),
         ("thread_memory, search, agent_memory",
          list(settings.describe(ModelSettings, prefix="MODEL_"))),

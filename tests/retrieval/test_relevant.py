@@ -56,22 +56,37 @@ async def test_the_block_is_inert_with_the_disclaimer_and_tool_data_apart(retrie
     assert found.receipt_id
 
 
+LONG = ("Invoice numbering rule {i}: the billing export pads sequence numbers to {i} digits "
+        "for region {i}, restarts them each fiscal year, prefixes the legal entity's code, "
+        "reserves the ranges below one thousand for credit notes and manual corrections, "
+        "and keeps every number it skipped in the audit log of the export, so that the "
+        "auditors of region {i} can account for each gap in the sequence at the year end.")
+
+
 async def test_the_block_keeps_within_its_budget_and_drops_what_does_not_fit(retrieval):
-    for i in range(30):
-        await retrieval.add(f"Invoice numbering rule {i}: the billing export pads sequence "
-                            f"numbers to {i + 4} digits for region {i}.", key=f"rule_{i}")
+    for i in range(12):
+        await retrieval.add(LONG.format(i=i), key=f"rule_{i}")
     await retrieval.project()
-    for budget in (100, 300):
+    for budget in (300, 1000):
         found = await relevant(retrieval, token_budget=budget)
         [usage] = found.compilation.sections
         assert usage.section == "relevantMemories" and usage.included == len(found.memories)
         assert 0 < found.compilation.tokens_used <= budget and usage.dropped > 0
         assert count_tokens(found.rendered) == found.compilation.tokens_used
-    assert (await relevant(retrieval)).compilation.token_budget == 1000  # 0: the default
     for budget in (99, 8001, -1):
         error = await rpc_error(relevant(retrieval, token_budget=budget))
         assert (error.code, error.field_violations.keys()) == (
             grpc.StatusCode.INVALID_ARGUMENT, {"token_budget"}), budget
+
+
+async def test_one_memory_per_hundred_tokens_of_the_budget_at_most(retrieval):
+    for i in range(30):
+        await retrieval.add(f"Invoice rule {i} of the billing export.", key=f"rule_{i}")
+    await retrieval.project()
+    default = await relevant(retrieval)
+    assert default.compilation.token_budget == 1000 and len(default.memories) == 10
+    assert len((await relevant(retrieval, token_budget=2500)).memories) == 25
+    assert len((await relevant(retrieval, token_budget=250)).memories) == 2
 
 
 async def test_never_another_users_private_memory(retrieval_on_both):
@@ -111,12 +126,23 @@ async def test_superseded_artifact_refs_and_the_turns_own_memories_stay_out(retr
         assert error.field_violations.keys() == {field}
 
 
+async def test_the_turns_pinned_facts_take_no_place_in_the_block(retrieval):
+    pinned = [await retrieval.add(f"Invoices of the billing export are numbered by year, "
+                                  f"rule {i}.", key=f"pinned_{i}", importance=0.9)
+              for i in range(3)]
+    await retrieval.add("Invoices of the billing export get numbers.", key="other",
+                        importance=0.2)
+    await retrieval.project()
+    found = await relevant(retrieval, token_budget=100,  # room for one memory
+                           exclude_memory_ids=[p.id for p in pinned])
+    assert [m.memory.key for m in found.memories] == ["other"]
+
+
 async def test_the_receipt_credits_exactly_what_the_block_delivered(retrieval):
     for i in range(12):
-        await retrieval.add(f"Invoice numbering note {i}: sequences in the billing export "
-                            f"restart every {i + 1} years for entity {i}.", key=f"note_{i}")
+        await retrieval.add(LONG.format(i=i), key=f"note_{i}")
     await retrieval.project()
-    found = await relevant(retrieval, token_budget=150, run_id="run-7", thread_id="t-7")
+    found = await relevant(retrieval, token_budget=500, run_id="run-7", thread_id="t-7")
     delivered = [m.memory.id for m in found.memories]
     assert delivered and found.compilation.sections[0].dropped > 0
     receipt = (await retrieval.stub.GetReceipt(pb.GetReceiptRequest(

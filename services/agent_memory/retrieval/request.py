@@ -73,9 +73,16 @@ class RelevantRequest:
     thread_id: str | None = None
     excluded: frozenset[UUID] = frozenset()  # what the turn shows already (pinned facts)
 
+    @property
+    def limit(self) -> int:
+        """How many memories the block may hold."""
+        return self.token_budget // params.RELEVANT_TOKENS_PER_MEMORY
+
     def search(self) -> RetrieveRequest:
-        """RetrieveContext's request with the same query: the pipeline's defaults."""
-        return RetrieveRequest(run_id=self.run_id, query=self.query, thread_id=self.thread_id)
+        """RetrieveContext's request with the same query and the pipeline's defaults, for
+        as many results as the block may hold besides those the turn shows already."""
+        return RetrieveRequest(run_id=self.run_id, query=self.query, thread_id=self.thread_id,
+                               top_n=top_n(self.limit + len(self.excluded)))
 
 
 def relevant_budget(value: int) -> int:

@@ -339,7 +339,7 @@ class Retrieval:
             raise FailedPrecondition("memory is disabled for this account",
                                      reason="MEMORY_DISABLED")
         offered = [self._search_item(s, found, view, False) for s in found.kept
-                   if s.candidate.entry.id not in request.excluded]
+                   if s.candidate.entry.id not in request.excluded][:request.limit]
         compiled = compiler.compile_relevant(
             [Item(render.memory(i.entry, i.trust.composite), i, _from_a_tool(i)) for i in offered],
             request.token_budget)

@@ -201,7 +201,8 @@ export declare type BuildContextRequest = Message<"agentmemory.gateway.v1.BuildC
 
   /**
    * The task procedures are recalled for (similar past tasks); empty: the
-   * thread's latest user message.
+   * thread's latest user message. (The relevant memories are always those of
+   * the thread's latest user message.)
    *
    * @generated from field: string task = 5;
    */
@@ -209,7 +210,8 @@ export declare type BuildContextRequest = Message<"agentmemory.gateway.v1.BuildC
 
   /**
    * The run the context is for, whose outcome scores the recalled
-   * procedures; empty: the thread's open run, if any.
+   * procedures, and which the relevant memories' receipt names; empty: the
+   * thread's open run, if any.
    *
    * @generated from field: string run_id = 6;
    */

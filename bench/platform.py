@@ -8,7 +8,7 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,9 +54,13 @@ class Platform:
 
 
 @contextlib.contextmanager
-def running(prefix: str, *, metrics: bool = False) -> Iterator[Platform]:
+def running(prefix: str, *, metrics: bool = False,
+            before_start: Callable[[launch.Component], None] | None = None
+            ) -> Iterator[Platform]:
     """The platform, its data under a scratch directory named ``prefix``...; with
-    ``metrics``, each service's /metrics on a free port too (else none)."""
+    ``metrics``, each service's /metrics on a free port too (else none);
+    ``before_start`` is called with each component before it starts (data to load
+    before a service opens its store)."""
     data_dir = scratch_dir(prefix)
     ports = {name: str(free_port()) for name in PORTS}
     metrics_ports = {f"{name.upper()}_METRICS_PORT": str(free_port()) if metrics else "0"
@@ -66,6 +70,8 @@ def running(prefix: str, *, metrics: bool = False) -> Iterator[Platform]:
     started = []
     try:
         for component in components:
+            if before_start is not None:
+                before_start(component)
             started.append(component)
             component.start()
         yield Platform(data_dir, ports | metrics_ports, components)

@@ -112,7 +112,7 @@ def percentile(samples: list[float], fraction: float) -> float:
 
 
 async def bulk_load(dsn: str, index: EdgeIndex, embedder: LocalEmbedder, account: str,
-                    count: int, base_vectors: list[list[float]]) -> None:
+                    count: int, base_vectors: list[list[float]], agent: str = AGENT) -> None:
     start = datetime.now(UTC) - timedelta(days=365)
     rng = numpy.random.default_rng(count)
     name = vector_index.collection_name(account, "default", embedder.name)
@@ -122,7 +122,7 @@ async def bulk_load(dsn: str, index: EdgeIndex, embedder: LocalEmbedder, account
         content, memory_id = text(i), uuid.uuid4()
         kind = KINDS[i % len(KINDS)]
         created = start + timedelta(seconds=i * 300)
-        rows.append((memory_id, account, "default", "agent", AGENT, "", f"note-{i}", content,
+        rows.append((memory_id, account, "default", "agent", agent, "", f"note-{i}", content,
                      hashlib.sha256(content.encode()).hexdigest(), kind, 0.3 + (i % 7) / 10,
                      "agent", created, created))
         found += [(account, "default", memory_id, e.norm, e.name, e.kind)
@@ -133,7 +133,7 @@ async def bulk_load(dsn: str, index: EdgeIndex, embedder: LocalEmbedder, account
             vector = vector / numpy.linalg.norm(vector)
         points.append(vector_index.IndexPoint(
             memory_id, vector.tolist(), sparse.document_vector(f"note {i}: {content}"),
-            vector_index.payload(scope="agent", agent_id=AGENT, owner_user_id="", kind=kind,
+            vector_index.payload(scope="agent", agent_id=agent, owner_user_id="", kind=kind,
                                  expires_at=None)))
         if len(points) == 1000:
             await index.upsert(name, points)
@@ -166,15 +166,25 @@ async def load_template(postgres: EmbeddedPostgres, index_dir: Path, sizes: list
         await admin.execute(f"CREATE DATABASE {TEMPLATE}")
     finally:
         await admin.close()
-    dsn = dsn_of(postgres, TEMPLATE)
+    await load_memories(dsn_of(postgres, TEMPLATE), index_dir,
+                        {f"bench-{size}": size for size in sizes}, migrations_dir, hnsw=hnsw)
+
+
+async def load_memories(dsn: str, index_dir: Path, accounts: dict[str, int],
+                        migrations_dir: Path, *, hnsw: bool, agent: str = AGENT) -> None:
+    """Agent memory's database at ``dsn`` migrated to ``migrations_dir``, and ``agent``'s
+    memories in each account (account -> how many) written into it and the index."""
     pool = await asyncpg.create_pool(dsn, min_size=1, max_size=2)
-    await migrations.apply(pool, "agent_memory", migrations_dir)
-    await pool.close()
+    try:
+        await migrations.apply(pool, "agent_memory", migrations_dir)
+    finally:
+        await pool.close()
     embedder = LocalEmbedder()
-    base = await embedder.embed_documents([text(i) for i in range(min(1000, max(sizes)))])
+    base = await embedder.embed_documents(
+        [text(i) for i in range(min(1000, max(accounts.values())))])
     index = EdgeIndex(index_dir)
-    for size in sizes:
-        await bulk_load(dsn, index, embedder, f"bench-{size}", size, base)
+    for account, count in accounts.items():
+        await bulk_load(dsn, index, embedder, account, count, base, agent)
     await index.close()
     await embedder.close()
     connection = await asyncpg.connect(dsn)

@@ -2,6 +2,7 @@
 
     agent-settings --account ACME --agent AGENT [--memory-bound true|false]
                    [--extraction-mode immediate|suggestions|off] [--procedures true|false]
+                   [--relevant-memories true|false] [--relevant-memories-budget N]
     account-settings --account ACME [--memory-enabled true|false] [--retention-days N]
                      [--token-budget N] [--environments default,production]
                      [--quota NAME=N ...]   (NAME: environments, memories,
@@ -73,6 +74,12 @@ async def agent_settings(stub, args) -> None:
         paths.append("extraction_mode")
     if args.procedures is not None:
         values.procedures_enabled, paths = args.procedures, [*paths, "procedures_enabled"]
+    if args.relevant_memories is not None:
+        values.relevant_memories_enabled = args.relevant_memories
+        paths.append("relevant_memories_enabled")
+    if args.relevant_memories_budget is not None:
+        values.relevant_memories_token_budget = args.relevant_memories_budget
+        paths.append("relevant_memories_token_budget")
     if paths:
         await stub.UpdateAgentSettings(pb.UpdateAgentSettingsRequest(
             principal=principal, settings=values,
@@ -149,6 +156,9 @@ def parser() -> argparse.ArgumentParser:
     agent.add_argument("--memory-bound", type=_bool)
     agent.add_argument("--extraction-mode", choices=sorted(_MODES))
     agent.add_argument("--procedures", type=_bool)
+    agent.add_argument("--relevant-memories", type=_bool,
+                       help="the relevant-memories block in every BuildContext")
+    agent.add_argument("--relevant-memories-budget", type=int, help="its tokens, 100-8000")
     account = commands.add_parser("account-settings", help="show or change account settings")
     account.add_argument("--account", required=True)
     account.add_argument("--memory-enabled", type=_bool)

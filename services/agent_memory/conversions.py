@@ -346,7 +346,8 @@ def audit_token(records: list[AuditRecord], page_size: int) -> str:
 
 ACCOUNT_SETTINGS = ("memory_enabled", "retention_days", "default_token_budget", "environments",
                     *(f"quotas.{name}" for name in rules.QUOTA_DEFAULTS))
-AGENT_SETTINGS = ("memory_bound", "extraction_mode", "procedures_enabled")
+AGENT_SETTINGS = ("memory_bound", "extraction_mode", "procedures_enabled",
+                  "relevant_memories_enabled", "relevant_memories_token_budget")
 
 
 def account_settings(value: AccountSettings) -> pb.AccountSettings:
@@ -366,7 +367,9 @@ def agent_settings(value: AgentSettings) -> pb.AgentSettings:
     return pb.AgentSettings(memory_bound=value.memory_bound,
                             extraction_mode=_EXTRACTION_VALUES[value.extraction_mode],
                             procedures_enabled=value.procedures_enabled,
-                            update_time=_timestamp(value.updated_at))
+                            update_time=_timestamp(value.updated_at),
+                            relevant_memories_enabled=value.relevant_memories_enabled,
+                            relevant_memories_token_budget=value.relevant_memories_token_budget)
 
 
 def account_settings_update(message: pb.AccountSettings) -> AccountSettings:
@@ -383,4 +386,7 @@ def agent_settings_update(message: pb.AgentSettings, fields: Sequence[str]) -> A
     if "extraction_mode" in fields:
         mode = _member(_EXTRACTION, message.extraction_mode, "settings.extraction_mode",
                        "immediate, suggestions or off")
-    return AgentSettings(message.memory_bound, mode, message.procedures_enabled)
+    return AgentSettings(message.memory_bound, mode, message.procedures_enabled,
+                         relevant_memories_enabled=message.relevant_memories_enabled,
+                         relevant_memories_token_budget=(message.relevant_memories_token_budget
+                                                         or rules.SETTINGS_RELEVANT_BUDGET))

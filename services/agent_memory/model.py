@@ -204,6 +204,8 @@ class AgentSettings:
     extraction_mode: ExtractionMode = rules.DEFAULT_EXTRACTION_MODE
     procedures_enabled: bool = True
     updated_at: datetime | None = None
+    relevant_memories_enabled: bool = False
+    relevant_memories_token_budget: int = rules.SETTINGS_RELEVANT_BUDGET
 
 
 class StoreOutcome(enum.StrEnum):

@@ -121,6 +121,18 @@ def _account_settings(row) -> AccountSettings:
                            tuple(row["environments"]), quotas)
 
 
+_AGENT_SETTINGS = ("memory_bound", "extraction_mode", "procedures_enabled", "updated_at",
+                   "relevant_memories_enabled", "relevant_memories_token_budget")
+
+
+def _agent_settings(row) -> AgentSettings:
+    if row is None or row["memory_bound"] is None:
+        return AgentSettings()
+    return AgentSettings(row["memory_bound"], ExtractionMode(row["extraction_mode"]),
+                         row["procedures_enabled"], row["updated_at"],
+                         row["relevant_memories_enabled"], row["relevant_memories_token_budget"])
+
+
 def _lock_key(text: str) -> int:
     return zlib.crc32(text.encode())
 
@@ -354,16 +366,12 @@ class Repository:
     async def agent_settings(self, actor: Actor) -> tuple[AgentSettings, bool]:
         """The agent's settings and whether memory is enabled for its account."""
         row = await self._pool.fetchrow(
-            "SELECT g.memory_bound, g.extraction_mode, g.procedures_enabled, g.updated_at,"
+            f"SELECT {', '.join('g.' + name for name in _AGENT_SETTINGS)},"
             " (SELECT memory_enabled FROM account_settings WHERE account_id = $1) AS enabled"
             " FROM (SELECT 1) one LEFT JOIN agent_settings g ON g.account_id = $1"
             " AND g.environment = $2 AND g.agent_id = $3",
             actor.account_id, actor.environment, actor.agent_id)
-        enabled = row["enabled"] is not False
-        if row["memory_bound"] is None:
-            return AgentSettings(), enabled
-        return AgentSettings(row["memory_bound"], ExtractionMode(row["extraction_mode"]),
-                             row["procedures_enabled"], row["updated_at"]), enabled
+        return _agent_settings(row), row["enabled"] is not False
 
     # -- projection outbox ---------------------------------------------------------
 
@@ -772,22 +780,20 @@ class Transaction:
 
     async def agent_settings(self, actor: Actor) -> AgentSettings:
         row = await self._c.fetchrow(
-            "SELECT memory_bound, extraction_mode, procedures_enabled, updated_at"
-            " FROM agent_settings WHERE account_id = $1 AND environment = $2 AND agent_id = $3"
-            " FOR UPDATE", actor.account_id, actor.environment, actor.agent_id)
-        if row is None:
-            return AgentSettings()
-        return AgentSettings(row["memory_bound"], ExtractionMode(row["extraction_mode"]),
-                             row["procedures_enabled"], row["updated_at"])
+            f"SELECT {', '.join(_AGENT_SETTINGS)} FROM agent_settings WHERE account_id = $1"
+            " AND environment = $2 AND agent_id = $3 FOR UPDATE",
+            actor.account_id, actor.environment, actor.agent_id)
+        return _agent_settings(row)
 
     async def save_agent_settings(self, actor: Actor, settings: AgentSettings) -> None:
+        values = ", ".join(f"${i}" for i in range(4, 4 + len(_AGENT_SETTINGS)))
+        updates = ", ".join(f"{name} = excluded.{name}" for name in _AGENT_SETTINGS)
         await self._c.execute(
-            "INSERT INTO agent_settings (account_id, environment, agent_id, memory_bound,"
-            " extraction_mode, procedures_enabled, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-            " ON CONFLICT (account_id, environment, agent_id) DO UPDATE SET memory_bound = $4,"
-            " extraction_mode = $5, procedures_enabled = $6, updated_at = $7",
-            actor.account_id, actor.environment, actor.agent_id, settings.memory_bound,
-            settings.extraction_mode, settings.procedures_enabled, settings.updated_at)
+            f"INSERT INTO agent_settings (account_id, environment, agent_id,"
+            f" {', '.join(_AGENT_SETTINGS)}) VALUES ($1, $2, $3, {values})"
+            f" ON CONFLICT (account_id, environment, agent_id) DO UPDATE SET {updates}",
+            actor.account_id, actor.environment, actor.agent_id,
+            *(getattr(settings, name) for name in _AGENT_SETTINGS))
 
     async def locked_account_settings(self, account_id: str, now: datetime) -> AccountSettings:
         await self._c.execute(

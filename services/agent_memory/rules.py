@@ -144,6 +144,9 @@ SETTINGS_RETENTION_RANGE = (1, 3650)
 SETTINGS_TOKEN_BUDGET = 4000
 SETTINGS_TOKEN_BUDGET_RANGE = (256, 32000)
 SETTINGS_ENVIRONMENTS = ("default",)
+# Agent settings: the relevant-memories block of BuildContext (0 in an update: the default).
+SETTINGS_RELEVANT_BUDGET = 1000
+SETTINGS_RELEVANT_BUDGET_RANGE = (100, 8000)
 
 # Per-account quotas (AccountQuotas): what any key can make the platform allocate.
 # The platform's defaults; the operator changes them per account.

@@ -571,6 +571,11 @@ class Writes:
     async def update_agent_settings(self, actor: Actor, values: AgentSettings,
                                     fields: Sequence[str]) -> AgentSettings:
         permissions.require_admin(actor, "changing agent settings")
+        low, high = rules.SETTINGS_RELEVANT_BUDGET_RANGE
+        budget = values.relevant_memories_token_budget
+        if "relevant_memories_token_budget" in fields and not low <= budget <= high:
+            raise InvalidArgument("settings.relevant_memories_token_budget",
+                                  f"must be {low}-{high} (0: {rules.SETTINGS_RELEVANT_BUDGET})")
         now = self._clock.now()
         async with self._repository.transaction() as tx:
             before = await tx.agent_settings(actor)

@@ -32,6 +32,7 @@ from libs.tracing import Tracing
 from services.gateway.accounts import Accounts
 from services.gateway.bindings import MemoryBindings
 from services.gateway.callers import Callers
+from services.gateway.context import ContextBuilder
 from services.gateway.http.calls import Servicers
 from services.gateway.http.server import listening
 from services.gateway.key_servicer import KeyServicer
@@ -94,7 +95,9 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
         accounts = Accounts(upstreams, pool, cache_seconds=dependencies.settings_cache_seconds)
         callers = Callers(keys, accounts)
         threads = Threads(pool, invalidations, cache_seconds=dependencies.thread_cache_seconds)
-        servicer = GatewayServicer(callers, threads, upstreams, bindings, pinned)
+        contexts = ContextBuilder(upstreams, pinned,
+                                  relevant_timeout=dependencies.relevant_memories_timeout_seconds)
+        servicer = GatewayServicer(callers, threads, upstreams, bindings, contexts)
         library = MemoryLibraryServicer(callers, MemoryLibrary(upstreams, bindings, accounts))
         runs = RunServicer(callers, threads, upstreams)
         learning = LearningServicer(callers, upstreams)

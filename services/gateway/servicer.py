@@ -16,19 +16,18 @@ from services.gateway import context as turn_context
 from services.gateway import conversions, tools
 from services.gateway.bindings import MemoryBindings
 from services.gateway.callers import Callers
-from services.gateway.pinned import PinnedCache
 from services.gateway.threads import Threads
 from services.gateway.upstreams import Upstreams
 
 
 class GatewayServicer(pb_grpc.GatewayServiceServicer):
     def __init__(self, callers: Callers, threads: Threads, upstreams: Upstreams,
-                 bindings: MemoryBindings, pinned: PinnedCache) -> None:
+                 bindings: MemoryBindings, contexts: turn_context.ContextBuilder) -> None:
         self._callers = callers
         self._threads = threads
         self._upstreams = upstreams
         self._bindings = bindings
-        self._pinned = pinned
+        self._contexts = contexts
 
     async def _principal(self, context, caller: pb.Caller) -> Principal:
         principal = await self._callers.principal(context, caller)
@@ -61,13 +60,16 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         if len(request.task) > turn_context.MAX_TASK_CHARS:
             raise InvalidArgument("task", f"at most {turn_context.MAX_TASK_CHARS} characters")
         run_id = require_id(request.run_id, "run_id") if request.run_id else ""
-        messages = await turn_context.build(self._upstreams, self._pinned, principal, thread_id,
-                                            window, request.delegated, request.task.strip(),
-                                            run_id)
-        bound = await self._bindings.bound(principal)
+        binding = await self._bindings.binding(principal)
+        built = await self._contexts.build(turn_context.Turn(
+            principal, thread_id, window, request.delegated, request.task.strip(), run_id,
+            binding.relevant_memories_budget))
         return pb.BuildContextResponse(
-            messages=messages,
-            tools=conversions.offered_tools(surface, bound, principal.act_for_users))
+            messages=built.messages,
+            tools=conversions.offered_tools(surface, binding.memory_bound,
+                                            principal.act_for_users),
+            relevant_memories_status=built.relevant.status,
+            relevant_memories_receipt_id=built.relevant.receipt_id)
 
     async def ListTools(self, request: pb.ListToolsRequest, context) -> pb.ListToolsResponse:
         principal = await self._principal(context, request.caller)

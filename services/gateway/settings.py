@@ -79,9 +79,14 @@ class GatewayDependencies:
         "replica; this bounds only a stream that stalls without breaking. An answer also ends "
         "when an entry in it expires.")
     settings_cache_seconds: float = setting(
-        "SETTINGS_CACHE_SECONDS", 5.0, "How long an agent's Memory binding (agent memory's "
-        "memory_bound and memory_enabled settings) is used without asking again: a change "
-        "made through another replica applies here within this time.")
+        "SETTINGS_CACHE_SECONDS", 5.0, "How long an agent's settings that the gateway applies "
+        "(agent memory's memory_bound, relevant_memories_enabled and its token budget, and the "
+        "account's memory_enabled) are used without asking again: a change made through "
+        "another replica applies here within this time.")
+    relevant_memories_timeout_seconds: float = setting(
+        "RELEVANT_MEMORIES_TIMEOUT_SECONDS", 1.0, "How long BuildContext waits for an agent's "
+        "relevant memories (agent setting relevant_memories_enabled) before it builds the turn "
+        "without them (relevant_memories_status TIMED_OUT).")
 
     def __post_init__(self) -> None:
         clients.check_address(self.journal_address, "JOURNAL_ADDRESS")

@@ -68,6 +68,33 @@ async def test_defaults_and_updates(memory):
     assert agent.settings.memory_bound and not agent.settings.procedures_enabled
 
 
+async def test_relevant_memories_are_off_by_default_and_their_budget_is_bounded(memory):
+    _, agent = await settings_of(memory)
+    assert (agent.settings.relevant_memories_enabled,
+            agent.settings.relevant_memories_token_budget) == (False, 1000)
+
+    async def update(enabled: bool, budget: int):
+        return (await memory.stub.UpdateAgentSettings(pb.UpdateAgentSettingsRequest(
+            principal=ADMIN, settings=pb.AgentSettings(
+                relevant_memories_enabled=enabled, relevant_memories_token_budget=budget),
+            update_mask=mask("relevant_memories_enabled", "relevant_memories_token_budget")))
+        ).settings
+
+    changed = await update(True, 2500)
+    assert (changed.relevant_memories_enabled, changed.relevant_memories_token_budget) == \
+        (True, 2500)
+    assert (await update(True, 0)).relevant_memories_token_budget == 1000  # 0: the default
+    for budget in (99, 8001, -5):
+        error = await rpc_error(update(True, budget))
+        assert (error.code, error.field_violations.keys()) == (
+            grpc.StatusCode.INVALID_ARGUMENT, {"settings.relevant_memories_token_budget"})
+    _, agent = await settings_of(memory)
+    assert (agent.settings.relevant_memories_enabled,
+            agent.settings.relevant_memories_token_budget) == (True, 1000)
+    _, other = await settings_of(memory, admin(agent="other"))
+    assert not other.settings.relevant_memories_enabled
+
+
 async def test_only_admins_change_settings(memory):
     for call in (
         memory.stub.UpdateAccountSettings(pb.UpdateAccountSettingsRequest(

@@ -154,4 +154,5 @@ async def test_migrations_are_versioned_and_applied_once(memory):
                                                              ("agent_memory", 6),
                                                              ("agent_memory", 7),
                                                              ("agent_memory", 8),
-                                                             ("agent_memory", 9)]
+                                                             ("agent_memory", 9),
+                                                             ("agent_memory", 10)]

@@ -67,13 +67,33 @@ class Platform:
 
 def bind_memory(gateway: str, admin_key: str, agent: str, bound: bool = True) -> None:
     """The authorized settings call (an admin key) that binds Memory to an agent."""
+    update_agent_settings(gateway, admin_key, agent, memory_pb.AgentSettings(memory_bound=bound),
+                          ["memory_bound"])
+
+
+def update_agent_settings(gateway: str, admin_key: str, agent: str,
+                          settings: memory_pb.AgentSettings, paths: list[str]) -> None:
     with grpc.insecure_channel(gateway) as channel:
         library_grpc.MemoryLibraryServiceStub(channel).UpdateAgentSettings(
             library_pb.UpdateAgentSettingsRequest(
-                caller=gateway_pb.Caller(agent_id=agent),
-                settings=memory_pb.AgentSettings(memory_bound=bound),
-                update_mask=field_mask_pb2.FieldMask(paths=["memory_bound"])),
+                caller=gateway_pb.Caller(agent_id=agent), settings=settings,
+                update_mask=field_mask_pb2.FieldMask(paths=paths)),
             metadata=(("authorization", f"Bearer {admin_key}"),), timeout=30)
+
+
+@contextlib.contextmanager
+def another_gateway(platform: Platform, **env: str) -> Iterator[launch.Service]:
+    """A second gateway replica of the running platform, ``env`` over the first's settings."""
+    settings = dict(platform.services["gateway"].env)
+    port = free_port()
+    settings.update(GATEWAY_PORT=str(port), GATEWAY_HTTP_PORT=str(free_port()),
+                    GATEWAY_METRICS_PORT="0", **env)
+    replica = launch.Service("gateway", f"127.0.0.1:{port}", settings)
+    replica.start()
+    try:
+        yield replica
+    finally:
+        replica.stop()
 
 
 @contextlib.contextmanager

@@ -86,9 +86,14 @@ async def test_sign_in_add_edit_roll_back_and_review_suggestions(platform, keys,
     await page.get_by_role("link", name="Settings").click()
     await page.get_by_label("Memory bound").check()
     await page.get_by_label("After a run, extracted facts are").select_option("suggestions")
+    await page.get_by_label("Relevant memories in every turn").check()
+    await page.get_by_label("Tokens the relevant memories may take").fill("1500")
     await page.get_by_role("button", name="Save agent settings").click()
     await expect(page.get_by_role("status")).to_have_text("Settings saved.")
     await expect(page.get_by_label("Memory bound")).to_be_checked()
+    await expect(page.get_by_label("Relevant memories in every turn")).to_be_checked()
+    await expect(page.get_by_label("Tokens the relevant memories may take")).to_have_value(
+        "1500")
 
     # Add a memory.
     await page.get_by_role("link", name="Add a memory").click()

@@ -19,6 +19,11 @@ TOP_N_DEFAULT = 40
 TOP_N_RANGE = (1, 100)  # clamped, not refused (seed: "Clamped to 1-100")
 TOKEN_BUDGET_RANGE = rules.SETTINGS_TOKEN_BUDGET_RANGE  # 256-32000, refused outside
 MAX_QUERY_CHARS = 2000
+# BuildContext's relevant memories: the search asks for one memory per this many tokens
+# of the block's budget (10 at the default 1,000; a line of bench.retrieval_bench's
+# memories is 41 tokens). Each memory the legs return costs the filter and the score:
+# asking for 10 rather than 25 took 40% off the retrieval at 10k memories.
+RELEVANT_TOKENS_PER_MEMORY = 100
 # A query of at most this many words naming a kind is routed to that kind's list.
 ROUTE_MAX_WORDS = 5
 

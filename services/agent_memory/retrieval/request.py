@@ -6,6 +6,7 @@ import enum
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
+from uuid import UUID
 
 from libs.errors import InvalidArgument
 from services.agent_memory import rules
@@ -60,6 +61,38 @@ class RetrieveRequest:
     def wants_rerank(self) -> bool:
         """Assisted mode reranks unless the call says rerank: false."""
         return self.mode == Mode.ASSISTED and self.rerank is not False
+
+
+@dataclass(frozen=True)
+class RelevantRequest:
+    """BuildContext's relevant memories for one turn (RetrieveRelevantMemories)."""
+
+    query: str
+    token_budget: int = rules.SETTINGS_RELEVANT_BUDGET
+    run_id: str = ""
+    thread_id: str | None = None
+    excluded: frozenset[UUID] = frozenset()  # what the turn shows already (pinned facts)
+
+    @property
+    def limit(self) -> int:
+        """How many memories the block may hold."""
+        return self.token_budget // params.RELEVANT_TOKENS_PER_MEMORY
+
+    def search(self) -> RetrieveRequest:
+        """RetrieveContext's request with the same query and the pipeline's defaults, for
+        as many results as the block may hold besides those the turn shows already."""
+        return RetrieveRequest(run_id=self.run_id, query=self.query, thread_id=self.thread_id,
+                               top_n=top_n(self.limit + len(self.excluded)))
+
+
+def relevant_budget(value: int) -> int:
+    if value == 0:
+        return rules.SETTINGS_RELEVANT_BUDGET
+    low, high = rules.SETTINGS_RELEVANT_BUDGET_RANGE
+    if not low <= value <= high:
+        raise InvalidArgument("token_budget",
+                              f"must be {low}-{high} (0: {rules.SETTINGS_RELEVANT_BUDGET})")
+    return value
 
 
 def top_n(value: int) -> int:

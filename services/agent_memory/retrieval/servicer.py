@@ -24,6 +24,12 @@ class RetrievalServicer(pb_grpc.RetrievalServiceServicer):
         found = await self._retrieval.retrieve(actor, conversions.retrieve_request(request))
         return conversions.context(found)
 
+    async def RetrieveRelevantMemories(self, request: pb.RetrieveRelevantMemoriesRequest,
+                                       context) -> pb.RetrieveRelevantMemoriesResponse:
+        actor = conversions.actor(request.principal)
+        found = await self._retrieval.relevant(actor, conversions.relevant_request(request))
+        return conversions.relevant(found)
+
     async def RecordFeedback(self, request: pb.RecordFeedbackRequest,
                              context) -> pb.RecordFeedbackResponse:
         actor = conversions.actor(request.principal, agent_required=False)

@@ -154,7 +154,9 @@ def agent_settings(form: Mapping[str, str]) -> memory_pb.AgentSettings:
         memory_bound=checkbox(form, "memory_bound"),
         extraction_mode=enum_value(memory_pb.ExtractionMode.DESCRIPTOR,
                                    form.get("extraction_mode", ""), "extraction_mode"),
-        procedures_enabled=checkbox(form, "procedures_enabled"))
+        procedures_enabled=checkbox(form, "procedures_enabled"),
+        relevant_memories_enabled=checkbox(form, "relevant_memories_enabled"),
+        relevant_memories_token_budget=integer(form, "relevant_memories_token_budget"))
 
 
 # -- replies, for the templates ------------------------------------------------

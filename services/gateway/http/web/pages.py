@@ -531,6 +531,8 @@ class LibraryPages:
                          library_pb.UpdateAgentSettingsRequest(
                              settings=forms.agent_settings(page.form),
                              update_mask=field_mask_pb2.FieldMask(paths=[
-                                 "memory_bound", "extraction_mode", "procedures_enabled"])))
+                                 "memory_bound", "extraction_mode", "procedures_enabled",
+                                 "relevant_memories_enabled",
+                                 "relevant_memories_token_budget"])))
         return self._done(page, "/settings", "settings")
 

@@ -46,6 +46,23 @@ export declare type AgentSettings = Message<"agentmemory.agent_memory.v1.AgentSe
    * @generated from field: google.protobuf.Timestamp update_time = 4;
    */
   updateTime?: Timestamp | undefined;
+
+  /**
+   * Every BuildContext of the agent (not a delegated sub-agent's) carries the
+   * memories most relevant to the thread's latest user message, right after
+   * the pinned facts (seed 004's dispatcher). Default false.
+   *
+   * @generated from field: bool relevant_memories_enabled = 5;
+   */
+  relevantMemoriesEnabled: boolean;
+
+  /**
+   * The tokens that block may take, 100-8000; 0 in an update: 1000 (the
+   * default).
+   *
+   * @generated from field: int32 relevant_memories_token_budget = 6;
+   */
+  relevantMemoriesTokenBudget: number;
 };
 
 /**
@@ -2001,7 +2018,8 @@ export declare type UpdateAgentSettingsRequest = Message<"agentmemory.agent_memo
   settings?: AgentSettings | undefined;
 
   /**
-   * Required: memory_bound, extraction_mode, procedures_enabled.
+   * Required: memory_bound, extraction_mode, procedures_enabled,
+   * relevant_memories_enabled, relevant_memories_token_budget.
    *
    * @generated from field: google.protobuf.FieldMask update_mask = 3;
    */

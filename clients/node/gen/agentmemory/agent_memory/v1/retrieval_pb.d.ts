@@ -599,7 +599,7 @@ export declare type SectionUsage = Message<"agentmemory.agent_memory.v1.SectionU
   /**
    * blocks, userProfile, platformEntries, tenantFloors, tenantEntries,
    * procedures, workspaceEntries, relevantEpisodes, sessionSummary,
-   * sessionEntries.
+   * sessionEntries; relevantMemories (RetrieveRelevantMemories' one section).
    *
    * @generated from field: string section = 1;
    */
@@ -1215,6 +1215,102 @@ export declare type RecordEpisodeResponse = Message<"agentmemory.agent_memory.v1
 export declare const RecordEpisodeResponseSchema: GenMessage<RecordEpisodeResponse>;
 
 /**
+ * @generated from message agentmemory.agent_memory.v1.RetrieveRelevantMemoriesRequest
+ */
+export declare type RetrieveRelevantMemoriesRequest = Message<"agentmemory.agent_memory.v1.RetrieveRelevantMemoriesRequest"> & {
+  /**
+   * @generated from field: agentmemory.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * The turn's latest user message, at most 2,000 characters.
+   *
+   * @generated from field: string semantic_query = 2;
+   */
+  semanticQuery: string;
+
+  /**
+   * 100-8000; 0: 1000.
+   *
+   * @generated from field: int32 token_budget = 3;
+   */
+  tokenBudget: number;
+
+  /**
+   * The run and thread the turn belongs to, kept on the receipt (optional).
+   *
+   * @generated from field: string run_id = 4;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string thread_id = 5;
+   */
+  threadId: string;
+
+  /**
+   * Memories the turn shows already (its pinned facts), at most 100.
+   *
+   * @generated from field: repeated string exclude_memory_ids = 6;
+   */
+  excludeMemoryIds: string[];
+};
+
+/**
+ * Describes the message agentmemory.agent_memory.v1.RetrieveRelevantMemoriesRequest.
+ * Use `create(RetrieveRelevantMemoriesRequestSchema)` to create a new message.
+ */
+export declare const RetrieveRelevantMemoriesRequestSchema: GenMessage<RetrieveRelevantMemoriesRequest>;
+
+/**
+ * @generated from message agentmemory.agent_memory.v1.RetrieveRelevantMemoriesResponse
+ */
+export declare type RetrieveRelevantMemoriesResponse = Message<"agentmemory.agent_memory.v1.RetrieveRelevantMemoriesResponse"> & {
+  /**
+   * Empty when nothing was delivered.
+   *
+   * @generated from field: string receipt_id = 1;
+   */
+  receiptId: string;
+
+  /**
+   * What the block delivered, in score order (tool_data: in its tool-data
+   * block).
+   *
+   * @generated from field: repeated agentmemory.agent_memory.v1.ContextMemory memories = 2;
+   */
+  memories: ContextMemory[];
+
+  /**
+   * @generated from field: int32 superseded_hidden_count = 3;
+   */
+  supersededHiddenCount: number;
+
+  /**
+   * One section, relevantMemories; reserved_tokens: the block's closing
+   * lines.
+   *
+   * @generated from field: agentmemory.agent_memory.v1.Compilation compilation = 4;
+   */
+  compilation?: Compilation | undefined;
+
+  /**
+   * The block, ready to be a system message ('' when nothing was
+   * delivered); exactly compilation.tokens_used tokens.
+   *
+   * @generated from field: string rendered = 5;
+   */
+  rendered: string;
+};
+
+/**
+ * Describes the message agentmemory.agent_memory.v1.RetrieveRelevantMemoriesResponse.
+ * Use `create(RetrieveRelevantMemoriesResponseSchema)` to create a new message.
+ */
+export declare const RetrieveRelevantMemoriesResponseSchema: GenMessage<RetrieveRelevantMemoriesResponse>;
+
+/**
  * @generated from enum agentmemory.agent_memory.v1.RetrievalMode
  */
 export enum RetrievalMode {
@@ -1363,6 +1459,27 @@ export declare const RetrievalService: GenService<{
     methodKind: "unary";
     input: typeof RecordEpisodeRequestSchema;
     output: typeof RecordEpisodeResponseSchema;
+  },
+  /**
+   * Internal (the gateway's BuildContext, when the agent setting
+   * relevant_memories_enabled holds): RetrieveContext's search for a turn's
+   * latest user message, its memories compiled into the token budget as one
+   * inert block (`<relevant_memories>`, tool-derived ones in its tool-data
+   * block, then the "user-provided data, not system instructions"
+   * disclaimer), and a receipt of exactly what it delivered (section
+   * relevantMemories); nothing delivered, no receipt. Visibility is the
+   * principal's; superseded memories, artifact references, and the memories
+   * named in exclude_memory_ids (the turn's pinned facts) are never
+   * delivered. Errors: INVALID_ARGUMENT (semantic_query, token_budget,
+   * run_id, thread_id, exclude_memory_ids), FAILED_PRECONDITION
+   * (MEMORY_DISABLED), RESOURCE_EXHAUSTED (QUOTA_EXCEEDED: receipts_per_day).
+   *
+   * @generated from rpc agentmemory.agent_memory.v1.RetrievalService.RetrieveRelevantMemories
+   */
+  retrieveRelevantMemories: {
+    methodKind: "unary";
+    input: typeof RetrieveRelevantMemoriesRequestSchema;
+    output: typeof RetrieveRelevantMemoriesResponseSchema;
   },
 }>;
 

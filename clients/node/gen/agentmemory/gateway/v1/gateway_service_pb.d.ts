@@ -2,7 +2,7 @@
 // @generated from file agentmemory/gateway/v1/gateway_service.proto (package agentmemory.gateway.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Capability, Surface } from "../../common/v1/principal_pb.js";
 import type { Message as Message$1, Role, ToolCall } from "../../common/v1/message_pb.js";
@@ -218,7 +218,8 @@ export declare type BuildContextRequest = Message<"agentmemory.gateway.v1.BuildC
 
   /**
    * The task procedures are recalled for (similar past tasks); empty: the
-   * thread's latest user message.
+   * thread's latest user message. (The relevant memories are always those of
+   * the thread's latest user message.)
    *
    * @generated from field: string task = 5;
    */
@@ -226,7 +227,8 @@ export declare type BuildContextRequest = Message<"agentmemory.gateway.v1.BuildC
 
   /**
    * The run the context is for, whose outcome scores the recalled
-   * procedures; empty: the thread's open run, if any.
+   * procedures, and which the relevant memories' receipt names; empty: the
+   * thread's open run, if any.
    *
    * @generated from field: string run_id = 6;
    */
@@ -252,6 +254,22 @@ export declare type BuildContextResponse = Message<"agentmemory.gateway.v1.Build
    * @generated from field: repeated agentmemory.gateway.v1.ToolDefinition tools = 2;
    */
   tools: ToolDefinition[];
+
+  /**
+   * What became of the turn's relevant memories; a retrieval that fails or
+   * times out leaves them out, never the turn.
+   *
+   * @generated from field: agentmemory.gateway.v1.RelevantMemoriesStatus relevant_memories_status = 3;
+   */
+  relevantMemoriesStatus: RelevantMemoriesStatus;
+
+  /**
+   * With RELEVANT_MEMORIES_STATUS_DELIVERED: the receipt of exactly what the
+   * block delivered, for RetrievalService.RecordFeedback and RecordOutcome.
+   *
+   * @generated from field: string relevant_memories_receipt_id = 4;
+   */
+  relevantMemoriesReceiptId: string;
 };
 
 /**
@@ -474,6 +492,70 @@ export declare type PurgeThreadResponse = Message<"agentmemory.gateway.v1.PurgeT
 export declare const PurgeThreadResponseSchema: GenMessage<PurgeThreadResponse>;
 
 /**
+ * The relevant-memories block of a turn (agent setting
+ * relevant_memories_enabled).
+ *
+ * @generated from enum agentmemory.gateway.v1.RelevantMemoriesStatus
+ */
+export enum RelevantMemoriesStatus {
+  /**
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Not asked for: the setting is off, memory is off for the account, or a
+   * delegated sub-agent (which gets none).
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_OFF = 1;
+   */
+  OFF = 1,
+
+  /**
+   * The block follows the pinned facts; relevant_memories_receipt_id is set.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_DELIVERED = 2;
+   */
+  DELIVERED = 2,
+
+  /**
+   * Nothing to deliver: no user message in the window, or nothing relevant
+   * beyond the pinned facts. No block, no receipt.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_NONE = 3;
+   */
+  NONE = 3,
+
+  /**
+   * The retrieval took longer than GATEWAY_RELEVANT_MEMORIES_TIMEOUT_SECONDS:
+   * no block.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_TIMED_OUT = 4;
+   */
+  TIMED_OUT = 4,
+
+  /**
+   * The account made its receipts_per_day compiled contexts today: no block.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_QUOTA_EXCEEDED = 5;
+   */
+  QUOTA_EXCEEDED = 5,
+
+  /**
+   * The retrieval failed (agent memory or one of its stores unavailable): no
+   * block.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_FAILED = 6;
+   */
+  FAILED = 6,
+}
+
+/**
+ * Describes the enum agentmemory.gateway.v1.RelevantMemoriesStatus.
+ */
+export declare const RelevantMemoriesStatusSchema: GenEnum<RelevantMemoriesStatus>;
+
+/**
  * The public surface. Callers authenticate with `authorization: Bearer <key>`;
  * the key fixes the account. Another account's thread or agent is NOT_FOUND,
  * never a hint that it exists.
@@ -490,7 +572,9 @@ export declare const GatewayService: GenService<{
     output: typeof AppendMessagesResponseSchema;
   },
   /**
-   * The ordered conversation for one turn: pinned facts, summary, window.
+   * The ordered conversation for one turn: pinned facts, relevant memories
+   * (when the agent setting relevant_memories_enabled holds), records of
+   * past runs, summary, window.
    *
    * @generated from rpc agentmemory.gateway.v1.GatewayService.BuildContext
    */

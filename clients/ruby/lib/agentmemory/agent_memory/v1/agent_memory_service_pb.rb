@@ -15,6 +15,8 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :extraction_mode, :enum, 2, "agentmemory.agent_memory.v1.ExtractionMode"
       optional :procedures_enabled, :bool, 3
       optional :update_time, :message, 4, "google.protobuf.Timestamp"
+      optional :relevant_memories_enabled, :bool, 5
+      optional :relevant_memories_token_budget, :int32, 6
     end
     add_message "agentmemory.agent_memory.v1.AccountSettings" do
       optional :memory_enabled, :bool, 1

@@ -58,6 +58,19 @@ module Agentmemory
           # Errors: INVALID_ARGUMENT (thread_id, run_id, outcome, task, summary),
           # FAILED_PRECONDITION (MEMORY_DISABLED).
           rpc :RecordEpisode, ::Agentmemory::AgentMemory::V1::RecordEpisodeRequest, ::Agentmemory::AgentMemory::V1::RecordEpisodeResponse
+          # Internal (the gateway's BuildContext, when the agent setting
+          # relevant_memories_enabled holds): RetrieveContext's search for a turn's
+          # latest user message, its memories compiled into the token budget as one
+          # inert block (`<relevant_memories>`, tool-derived ones in its tool-data
+          # block, then the "user-provided data, not system instructions"
+          # disclaimer), and a receipt of exactly what it delivered (section
+          # relevantMemories); nothing delivered, no receipt. Visibility is the
+          # principal's; superseded memories, artifact references, and the memories
+          # named in exclude_memory_ids (the turn's pinned facts) are never
+          # delivered. Errors: INVALID_ARGUMENT (semantic_query, token_budget,
+          # run_id, thread_id, exclude_memory_ids), FAILED_PRECONDITION
+          # (MEMORY_DISABLED), RESOURCE_EXHAUSTED (QUOTA_EXCEEDED: receipts_per_day).
+          rpc :RetrieveRelevantMemories, ::Agentmemory::AgentMemory::V1::RetrieveRelevantMemoriesRequest, ::Agentmemory::AgentMemory::V1::RetrieveRelevantMemoriesResponse
         end
 
         Stub = Service.rpc_stub_class

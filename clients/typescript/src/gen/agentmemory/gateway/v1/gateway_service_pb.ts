@@ -2,8 +2,8 @@
 // @generated from file agentmemory/gateway/v1/gateway_service.proto (package agentmemory.gateway.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message as Message$1, Role, ToolCall } from "../../common/v1/message_pb.js";
 import { file_agentmemory_common_v1_message } from "../../common/v1/message_pb.js";
 import type { Capability, Surface } from "../../common/v1/principal_pb.js";
@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file agentmemory/gateway/v1/gateway_service.proto.
  */
 export const file_agentmemory_gateway_v1_gateway_service: GenFile = /*@__PURE__*/
-  fileDesc("CixhZ2VudG1lbW9yeS9nYXRld2F5L3YxL2dhdGV3YXlfc2VydmljZS5wcm90bxIWYWdlbnRtZW1vcnkuZ2F0ZXdheS52MSKuAQoGQ2FsbGVyEhAKCGFnZW50X2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSEwoLZW52aXJvbm1lbnQYAyABKAkSLwoHc3VyZmFjZRgEIAEoDjIeLmFnZW50bWVtb3J5LmNvbW1vbi52MS5TdXJmYWNlEjsKDGNhcGFiaWxpdGllcxgFIAMoDjIhLmFnZW50bWVtb3J5LmNvbW1vbi52MS5DYXBhYmlsaXR5QgIYASK+AQoVQXBwZW5kTWVzc2FnZXNSZXF1ZXN0Ei4KBmNhbGxlchgBIAEoCzIeLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbGVyEhEKCXRocmVhZF9pZBgCIAEoCRIwCghtZXNzYWdlcxgDIAMoCzIeLmFnZW50bWVtb3J5LmNvbW1vbi52MS5NZXNzYWdlEjAKD3RocmVhZF9tZXRhZGF0YRgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiKQoWQXBwZW5kTWVzc2FnZXNSZXNwb25zZRIPCgdvZmZzZXRzGAEgAygDIpcBCg5Db250ZXh0TWVzc2FnZRIpCgRyb2xlGAEgASgOMhsuYWdlbnRtZW1vcnkuY29tbW9uLnYxLlJvbGUSDwoHY29udGVudBgCIAEoCRIzCgp0b29sX2NhbGxzGAMgAygLMh8uYWdlbnRtZW1vcnkuY29tbW9uLnYxLlRvb2xDYWxsEhQKDHRvb2xfY2FsbF9pZBgEIAEoCSJgCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEisKCnBhcmFtZXRlcnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IrsBChNCdWlsZENvbnRleHRSZXF1ZXN0Ei4KBmNhbGxlchgBIAEoCzIeLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbGVyEhEKCXRocmVhZF9pZBgCIAEoCRIwCg90aHJlYWRfbWV0YWRhdGEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCWRlbGVnYXRlZBgEIAEoCBIMCgR0YXNrGAUgASgJEg4KBnJ1bl9pZBgGIAEoCSKHAQoUQnVpbGRDb250ZXh0UmVzcG9uc2USOAoIbWVzc2FnZXMYASADKAsyJi5hZ2VudG1lbW9yeS5nYXRld2F5LnYxLkNvbnRleHRNZXNzYWdlEjUKBXRvb2xzGAIgAygLMiYuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5Ub29sRGVmaW5pdGlvbiJCChBMaXN0VG9vbHNSZXF1ZXN0Ei4KBmNhbGxlchgBIAEoCzIeLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbGVyIloKEUxpc3RUb29sc1Jlc3BvbnNlEjUKBXRvb2xzGAEgAygLMiYuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5Ub29sRGVmaW5pdGlvbhIOCgZub3RpY2UYAiABKAkipwEKD0NhbGxUb29sUmVxdWVzdBIuCgZjYWxsZXIYASABKAsyHi5hZ2VudG1lbW9yeS5nYXRld2F5LnYxLkNhbGxlchIRCgl0aHJlYWRfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEioKCWFyZ3VtZW50cxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgFIAEoCSJNChBDYWxsVG9vbFJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEAoIaXNfZXJyb3IYAiABKAgigwEKE1VwZGF0ZVRocmVhZFJlcXVlc3QSLgoGY2FsbGVyGAEgASgLMh4uYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5DYWxsZXISEQoJdGhyZWFkX2lkGAIgASgJEikKCG1ldGFkYXRhGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJBChRVcGRhdGVUaHJlYWRSZXNwb25zZRIpCghtZXRhZGF0YRgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiWAoTRGVsZXRlVGhyZWFkUmVxdWVzdBIuCgZjYWxsZXIYASABKAsyHi5hZ2VudG1lbW9yeS5nYXRld2F5LnYxLkNhbGxlchIRCgl0aHJlYWRfaWQYAiABKAkiFgoURGVsZXRlVGhyZWFkUmVzcG9uc2UiVwoSUHVyZ2VUaHJlYWRSZXF1ZXN0Ei4KBmNhbGxlchgBIAEoCzIeLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbGVyEhEKCXRocmVhZF9pZBgCIAEoCSIVChNQdXJnZVRocmVhZFJlc3BvbnNlMusFCg5HYXRld2F5U2VydmljZRJvCg5BcHBlbmRNZXNzYWdlcxItLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQXBwZW5kTWVzc2FnZXNSZXF1ZXN0Gi4uYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5BcHBlbmRNZXNzYWdlc1Jlc3BvbnNlEmkKDEJ1aWxkQ29udGV4dBIrLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQnVpbGRDb250ZXh0UmVxdWVzdBosLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQnVpbGRDb250ZXh0UmVzcG9uc2USYAoJTGlzdFRvb2xzEiguYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXF1ZXN0GikuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXNwb25zZRJdCghDYWxsVG9vbBInLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbFRvb2xSZXF1ZXN0GiguYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5DYWxsVG9vbFJlc3BvbnNlEmkKDFVwZGF0ZVRocmVhZBIrLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuVXBkYXRlVGhyZWFkUmVxdWVzdBosLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuVXBkYXRlVGhyZWFkUmVzcG9uc2USaQoMRGVsZXRlVGhyZWFkEisuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5EZWxldGVUaHJlYWRSZXF1ZXN0GiwuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5EZWxldGVUaHJlYWRSZXNwb25zZRJmCgtQdXJnZVRocmVhZBIqLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuUHVyZ2VUaHJlYWRSZXF1ZXN0GisuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5QdXJnZVRocmVhZFJlc3BvbnNlYgZwcm90bzM", [file_agentmemory_common_v1_message, file_agentmemory_common_v1_principal, file_google_protobuf_struct]);
+  fileDesc("CixhZ2VudG1lbW9yeS9nYXRld2F5L3YxL2dhdGV3YXlfc2VydmljZS5wcm90bxIWYWdlbnRtZW1vcnkuZ2F0ZXdheS52MSKuAQoGQ2FsbGVyEhAKCGFnZW50X2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSEwoLZW52aXJvbm1lbnQYAyABKAkSLwoHc3VyZmFjZRgEIAEoDjIeLmFnZW50bWVtb3J5LmNvbW1vbi52MS5TdXJmYWNlEjsKDGNhcGFiaWxpdGllcxgFIAMoDjIhLmFnZW50bWVtb3J5LmNvbW1vbi52MS5DYXBhYmlsaXR5QgIYASK+AQoVQXBwZW5kTWVzc2FnZXNSZXF1ZXN0Ei4KBmNhbGxlchgBIAEoCzIeLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbGVyEhEKCXRocmVhZF9pZBgCIAEoCRIwCghtZXNzYWdlcxgDIAMoCzIeLmFnZW50bWVtb3J5LmNvbW1vbi52MS5NZXNzYWdlEjAKD3RocmVhZF9tZXRhZGF0YRgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiKQoWQXBwZW5kTWVzc2FnZXNSZXNwb25zZRIPCgdvZmZzZXRzGAEgAygDIpcBCg5Db250ZXh0TWVzc2FnZRIpCgRyb2xlGAEgASgOMhsuYWdlbnRtZW1vcnkuY29tbW9uLnYxLlJvbGUSDwoHY29udGVudBgCIAEoCRIzCgp0b29sX2NhbGxzGAMgAygLMh8uYWdlbnRtZW1vcnkuY29tbW9uLnYxLlRvb2xDYWxsEhQKDHRvb2xfY2FsbF9pZBgEIAEoCSJgCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEisKCnBhcmFtZXRlcnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IrsBChNCdWlsZENvbnRleHRSZXF1ZXN0Ei4KBmNhbGxlchgBIAEoCzIeLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbGVyEhEKCXRocmVhZF9pZBgCIAEoCRIwCg90aHJlYWRfbWV0YWRhdGEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCWRlbGVnYXRlZBgEIAEoCBIMCgR0YXNrGAUgASgJEg4KBnJ1bl9pZBgGIAEoCSL/AQoUQnVpbGRDb250ZXh0UmVzcG9uc2USOAoIbWVzc2FnZXMYASADKAsyJi5hZ2VudG1lbW9yeS5nYXRld2F5LnYxLkNvbnRleHRNZXNzYWdlEjUKBXRvb2xzGAIgAygLMiYuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5Ub29sRGVmaW5pdGlvbhJQChhyZWxldmFudF9tZW1vcmllc19zdGF0dXMYAyABKA4yLi5hZ2VudG1lbW9yeS5nYXRld2F5LnYxLlJlbGV2YW50TWVtb3JpZXNTdGF0dXMSJAoccmVsZXZhbnRfbWVtb3JpZXNfcmVjZWlwdF9pZBgEIAEoCSJCChBMaXN0VG9vbHNSZXF1ZXN0Ei4KBmNhbGxlchgBIAEoCzIeLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbGVyIloKEUxpc3RUb29sc1Jlc3BvbnNlEjUKBXRvb2xzGAEgAygLMiYuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5Ub29sRGVmaW5pdGlvbhIOCgZub3RpY2UYAiABKAkipwEKD0NhbGxUb29sUmVxdWVzdBIuCgZjYWxsZXIYASABKAsyHi5hZ2VudG1lbW9yeS5nYXRld2F5LnYxLkNhbGxlchIRCgl0aHJlYWRfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEioKCWFyZ3VtZW50cxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgFIAEoCSJNChBDYWxsVG9vbFJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEAoIaXNfZXJyb3IYAiABKAgigwEKE1VwZGF0ZVRocmVhZFJlcXVlc3QSLgoGY2FsbGVyGAEgASgLMh4uYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5DYWxsZXISEQoJdGhyZWFkX2lkGAIgASgJEikKCG1ldGFkYXRhGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJBChRVcGRhdGVUaHJlYWRSZXNwb25zZRIpCghtZXRhZGF0YRgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiWAoTRGVsZXRlVGhyZWFkUmVxdWVzdBIuCgZjYWxsZXIYASABKAsyHi5hZ2VudG1lbW9yeS5nYXRld2F5LnYxLkNhbGxlchIRCgl0aHJlYWRfaWQYAiABKAkiFgoURGVsZXRlVGhyZWFkUmVzcG9uc2UiVwoSUHVyZ2VUaHJlYWRSZXF1ZXN0Ei4KBmNhbGxlchgBIAEoCzIeLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbGVyEhEKCXRocmVhZF9pZBgCIAEoCSIVChNQdXJnZVRocmVhZFJlc3BvbnNlKqkCChZSZWxldmFudE1lbW9yaWVzU3RhdHVzEigKJFJFTEVWQU5UX01FTU9SSUVTX1NUQVRVU19VTlNQRUNJRklFRBAAEiAKHFJFTEVWQU5UX01FTU9SSUVTX1NUQVRVU19PRkYQARImCiJSRUxFVkFOVF9NRU1PUklFU19TVEFUVVNfREVMSVZFUkVEEAISIQodUkVMRVZBTlRfTUVNT1JJRVNfU1RBVFVTX05PTkUQAxImCiJSRUxFVkFOVF9NRU1PUklFU19TVEFUVVNfVElNRURfT1VUEAQSKwonUkVMRVZBTlRfTUVNT1JJRVNfU1RBVFVTX1FVT1RBX0VYQ0VFREVEEAUSIwofUkVMRVZBTlRfTUVNT1JJRVNfU1RBVFVTX0ZBSUxFRBAGMusFCg5HYXRld2F5U2VydmljZRJvCg5BcHBlbmRNZXNzYWdlcxItLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQXBwZW5kTWVzc2FnZXNSZXF1ZXN0Gi4uYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5BcHBlbmRNZXNzYWdlc1Jlc3BvbnNlEmkKDEJ1aWxkQ29udGV4dBIrLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQnVpbGRDb250ZXh0UmVxdWVzdBosLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQnVpbGRDb250ZXh0UmVzcG9uc2USYAoJTGlzdFRvb2xzEiguYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXF1ZXN0GikuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXNwb25zZRJdCghDYWxsVG9vbBInLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuQ2FsbFRvb2xSZXF1ZXN0GiguYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5DYWxsVG9vbFJlc3BvbnNlEmkKDFVwZGF0ZVRocmVhZBIrLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuVXBkYXRlVGhyZWFkUmVxdWVzdBosLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuVXBkYXRlVGhyZWFkUmVzcG9uc2USaQoMRGVsZXRlVGhyZWFkEisuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5EZWxldGVUaHJlYWRSZXF1ZXN0GiwuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5EZWxldGVUaHJlYWRSZXNwb25zZRJmCgtQdXJnZVRocmVhZBIqLmFnZW50bWVtb3J5LmdhdGV3YXkudjEuUHVyZ2VUaHJlYWRSZXF1ZXN0GisuYWdlbnRtZW1vcnkuZ2F0ZXdheS52MS5QdXJnZVRocmVhZFJlc3BvbnNlYgZwcm90bzM", [file_agentmemory_common_v1_message, file_agentmemory_common_v1_principal, file_google_protobuf_struct]);
 
 /**
  * The caller's turn context; the account comes from the API key.
@@ -228,7 +228,8 @@ export type BuildContextRequest = Message<"agentmemory.gateway.v1.BuildContextRe
 
   /**
    * The task procedures are recalled for (similar past tasks); empty: the
-   * thread's latest user message.
+   * thread's latest user message. (The relevant memories are always those of
+   * the thread's latest user message.)
    *
    * @generated from field: string task = 5;
    */
@@ -236,7 +237,8 @@ export type BuildContextRequest = Message<"agentmemory.gateway.v1.BuildContextRe
 
   /**
    * The run the context is for, whose outcome scores the recalled
-   * procedures; empty: the thread's open run, if any.
+   * procedures, and which the relevant memories' receipt names; empty: the
+   * thread's open run, if any.
    *
    * @generated from field: string run_id = 6;
    */
@@ -263,6 +265,22 @@ export type BuildContextResponse = Message<"agentmemory.gateway.v1.BuildContextR
    * @generated from field: repeated agentmemory.gateway.v1.ToolDefinition tools = 2;
    */
   tools: ToolDefinition[];
+
+  /**
+   * What became of the turn's relevant memories; a retrieval that fails or
+   * times out leaves them out, never the turn.
+   *
+   * @generated from field: agentmemory.gateway.v1.RelevantMemoriesStatus relevant_memories_status = 3;
+   */
+  relevantMemoriesStatus: RelevantMemoriesStatus;
+
+  /**
+   * With RELEVANT_MEMORIES_STATUS_DELIVERED: the receipt of exactly what the
+   * block delivered, for RetrievalService.RecordFeedback and RecordOutcome.
+   *
+   * @generated from field: string relevant_memories_receipt_id = 4;
+   */
+  relevantMemoriesReceiptId: string;
 };
 
 /**
@@ -496,6 +514,71 @@ export const PurgeThreadResponseSchema: GenMessage<PurgeThreadResponse> = /*@__P
   messageDesc(file_agentmemory_gateway_v1_gateway_service, 16);
 
 /**
+ * The relevant-memories block of a turn (agent setting
+ * relevant_memories_enabled).
+ *
+ * @generated from enum agentmemory.gateway.v1.RelevantMemoriesStatus
+ */
+export enum RelevantMemoriesStatus {
+  /**
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Not asked for: the setting is off, memory is off for the account, or a
+   * delegated sub-agent (which gets none).
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_OFF = 1;
+   */
+  OFF = 1,
+
+  /**
+   * The block follows the pinned facts; relevant_memories_receipt_id is set.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_DELIVERED = 2;
+   */
+  DELIVERED = 2,
+
+  /**
+   * Nothing to deliver: no user message in the window, or nothing relevant
+   * beyond the pinned facts. No block, no receipt.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_NONE = 3;
+   */
+  NONE = 3,
+
+  /**
+   * The retrieval took longer than GATEWAY_RELEVANT_MEMORIES_TIMEOUT_SECONDS:
+   * no block.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_TIMED_OUT = 4;
+   */
+  TIMED_OUT = 4,
+
+  /**
+   * The account made its receipts_per_day compiled contexts today: no block.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_QUOTA_EXCEEDED = 5;
+   */
+  QUOTA_EXCEEDED = 5,
+
+  /**
+   * The retrieval failed (agent memory or one of its stores unavailable): no
+   * block.
+   *
+   * @generated from enum value: RELEVANT_MEMORIES_STATUS_FAILED = 6;
+   */
+  FAILED = 6,
+}
+
+/**
+ * Describes the enum agentmemory.gateway.v1.RelevantMemoriesStatus.
+ */
+export const RelevantMemoriesStatusSchema: GenEnum<RelevantMemoriesStatus> = /*@__PURE__*/
+  enumDesc(file_agentmemory_gateway_v1_gateway_service, 0);
+
+/**
  * The public surface. Callers authenticate with `authorization: Bearer <key>`;
  * the key fixes the account. Another account's thread or agent is NOT_FOUND,
  * never a hint that it exists.
@@ -512,7 +595,9 @@ export const GatewayService: GenService<{
     output: typeof AppendMessagesResponseSchema;
   },
   /**
-   * The ordered conversation for one turn: pinned facts, summary, window.
+   * The ordered conversation for one turn: pinned facts, relevant memories
+   * (when the agent setting relevant_memories_enabled holds), records of
+   * past runs, summary, window.
    *
    * @generated from rpc agentmemory.gateway.v1.GatewayService.BuildContext
    */

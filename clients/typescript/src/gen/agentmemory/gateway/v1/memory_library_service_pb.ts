@@ -783,7 +783,8 @@ export type UpdateAgentSettingsRequest = Message<"agentmemory.gateway.v1.UpdateA
   settings?: AgentSettings | undefined;
 
   /**
-   * Required: memory_bound, extraction_mode, procedures_enabled.
+   * Required: memory_bound, extraction_mode, procedures_enabled,
+   * relevant_memories_enabled, relevant_memories_token_budget.
    *
    * @generated from field: google.protobuf.FieldMask update_mask = 3;
    */

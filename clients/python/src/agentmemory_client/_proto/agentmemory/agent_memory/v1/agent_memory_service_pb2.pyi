@@ -133,16 +133,20 @@ EXTRACTION_MODE_SUGGESTIONS: ExtractionMode
 EXTRACTION_MODE_OFF: ExtractionMode
 
 class AgentSettings(_message.Message):
-    __slots__ = ("memory_bound", "extraction_mode", "procedures_enabled", "update_time")
+    __slots__ = ("memory_bound", "extraction_mode", "procedures_enabled", "update_time", "relevant_memories_enabled", "relevant_memories_token_budget")
     MEMORY_BOUND_FIELD_NUMBER: _ClassVar[int]
     EXTRACTION_MODE_FIELD_NUMBER: _ClassVar[int]
     PROCEDURES_ENABLED_FIELD_NUMBER: _ClassVar[int]
     UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    RELEVANT_MEMORIES_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    RELEVANT_MEMORIES_TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
     memory_bound: bool
     extraction_mode: ExtractionMode
     procedures_enabled: bool
     update_time: _timestamp_pb2.Timestamp
-    def __init__(self, memory_bound: _Optional[bool] = ..., extraction_mode: _Optional[_Union[ExtractionMode, str]] = ..., procedures_enabled: _Optional[bool] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    relevant_memories_enabled: bool
+    relevant_memories_token_budget: int
+    def __init__(self, memory_bound: _Optional[bool] = ..., extraction_mode: _Optional[_Union[ExtractionMode, str]] = ..., procedures_enabled: _Optional[bool] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., relevant_memories_enabled: _Optional[bool] = ..., relevant_memories_token_budget: _Optional[int] = ...) -> None: ...
 
 class AccountSettings(_message.Message):
     __slots__ = ("memory_enabled", "retention_days", "default_token_budget", "update_time", "environments", "quotas")

@@ -6,8 +6,12 @@ Legs run concurrently (``asyncio.gather``), each timed:
   the embedder) against the Qdrant index (dense leg only, cosine), under the
   caller's visibility as a payload filter, then re-checked in PostgreSQL
   (visibility and the view);
-- fulltext: PostgreSQL ``ts_rank_cd`` over a ``simple``-configuration
-  tsvector of key and content (an OR of the query's words, stop words left out);
+- fulltext (the keyword leg): BM25 from the index, over the same sparse
+  vectors ``memory_recall`` keeps (lower-cased, English stop words out,
+  Snowball-stemmed, Qdrant's IDF), under the same payload filter; memories
+  written since the projector last ran are matched in PostgreSQL
+  (``ts_rank_cd``) and ranked after them; PostgreSQL answers alone when the
+  index cannot, and for reads of recorded versions (as of a past time);
 - entity: memories naming the query's entities (extracted at write time);
 - episode: sentences of past runs' summaries matching the query, mapped to
   the memories those runs produced;
@@ -36,7 +40,7 @@ from uuid import UUID
 from libs.embeddings import Embedder
 from libs.model import ChatModel
 from services.agent_memory import index as vector_index
-from services.agent_memory import rules
+from services.agent_memory import rules, sparse
 from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex
 from services.agent_memory.model import Actor
 from services.agent_memory.retrieval import entities, fusion, params, rerank, scoring
@@ -159,7 +163,7 @@ class Searcher:
             return hits
 
         legs: dict[str, Callable[[], Awaitable[list[Hit]]]] = {
-            "fulltext": lambda: self._store.fulltext(actor, view, SEARCHED, text, depth),
+            "fulltext": lambda: self._keyword(actor, view, text, depth),
             "entity": lambda: self._store.entity(actor, view, SEARCHED, grams, depth),
             "episode": episode,
         }
@@ -239,6 +243,29 @@ class Searcher:
             logger.warning("vector leg unavailable: %s", exc)
             hits = []
         return VectorSearch([Hit(h.id, h.score) for h in hits], _ms(started))
+
+    async def _keyword(self, actor: Actor, view: View, text: str, limit: int) -> list[Hit]:
+        """BM25 hits from the index, then the unindexed memories PostgreSQL matches (room
+        is kept for them: a write is found at once). A read of recorded versions (as of a
+        past time) is PostgreSQL's alone: the index holds only what is current."""
+        if view.versions:
+            return await self._store.fulltext(actor, view, SEARCHED, text, limit)
+        name = vector_index.collection_name(actor.account_id, actor.environment,
+                                            self._embedder.name)
+        where = IndexFilter(actor.agent_id, actor.user_id, view.at.timestamp(),
+                            tuple(str(k) for k in SEARCHED))
+        indexed, fresh = await asyncio.gather(
+            self._index.query_sparse(name, sparse.query_vector(text), where, limit),
+            self._store.fulltext(actor, view, SEARCHED, text, limit, unprojected=True),
+            return_exceptions=True)
+        if isinstance(fresh, BaseException):
+            raise fresh
+        if isinstance(indexed, BaseException):  # the index is down: PostgreSQL answers
+            logger.warning("keyword leg: index unavailable, full text answers: %s", indexed)
+            return await self._store.fulltext(actor, view, SEARCHED, text, limit)
+        known = {h.id for h in indexed}
+        fresh = [h for h in fresh if h.id not in known]
+        return [*indexed[:limit - len(fresh)], *fresh]
 
     async def _parse(self, query: str, outcome: SearchOutcome) -> rerank.ParsedQuery | None:
         if self._model is None:

@@ -217,24 +217,37 @@ async def prepare(searcher: Searcher, view: View, question: Question) -> Prepare
     return Prepared(question, found.results, found.candidates, outcome.route)
 
 
+def near_best(results: dict, floors: dict[str, float]) -> dict:
+    """Each leg's hits scoring at least its floor x the leg's best (an experiment)."""
+    return {leg: [h for h in hits if h.score >= floors.get(leg, 0.0) * hits[0].score]
+            if hits else hits for leg, hits in results.items()}
+
+
 def fused(prepared: Prepared, overrides: Overrides, view: View,
-          top_n: int = TOP_N) -> list[UUID]:
+          top_n: int = TOP_N, floors: dict[str, float] | None = None) -> list[UUID]:
     request = request_of(prepared.question, top_n, overrides)
     outcome = SearchOutcome(route=prepared.route)
-    rank(fusion.rrf(prepared.results, overrides.leg_weights, overrides.rrf_k),
+    results = near_best(prepared.results, floors) if floors else prepared.results
+    rank(fusion.rrf(results, overrides.leg_weights, overrides.rrf_k),
          prepared.found, request, view, outcome)
     return [s.fused.id for s in outcome.kept]
 
 
-async def score_pool(reranker: CrossEncoder, prepared: Prepared, view: View,
-                     size: int) -> float:
-    """The cross-encoder's scores of the fused top ``size``; returns the seconds it took."""
+async def score_pool(reranker: CrossEncoder, prepared: Prepared, view: View, size: int,
+                     cache: dict[str, float]) -> float | None:
+    """The cross-encoder's scores of the fused top ``size`` (from ``cache``, by question
+    and memory, when a run with this --workdir scored them); the seconds the scoring took,
+    None when every pair was cached."""
     prepared.pool = fused(prepared, Overrides(), view, top_n=size)
-    texts = [rerank.text(prepared.found[i].entry) for i in prepared.pool]
+    keys = [f"{prepared.question.account}|{prepared.question.text}|{i}" for i in prepared.pool]
+    missing = [(k, i) for k, i in zip(keys, prepared.pool, strict=True) if k not in cache]
     started = time.perf_counter()
-    given = await reranker.scores(prepared.question.text, texts)
-    prepared.rerank_scores = dict(zip(prepared.pool, given, strict=True))
-    return time.perf_counter() - started
+    given = await reranker.scores(prepared.question.text,
+                                  [rerank.text(prepared.found[i].entry) for _, i in missing])
+    elapsed = time.perf_counter() - started
+    cache.update({k: g for (k, _), g in zip(missing, given, strict=True)})
+    prepared.rerank_scores = {i: cache[k] for k, i in zip(keys, prepared.pool, strict=True)}
+    return elapsed if len(missing) == size else None
 
 
 def reranked(size: int) -> Callable[[Prepared], list[UUID]]:
@@ -253,17 +266,72 @@ def mean(values) -> float:
     return statistics.fmean(values) if values else 0.0
 
 
-def grid() -> list[tuple[str, Overrides]]:
-    """Leg weights to try on the tuning split (the seed's factor weights and k stay)."""
+def grid() -> list[tuple[str, Overrides, dict[str, float]]]:
+    """Leg weights to try on the tuning split; the seed's factor weights and k stay."""
     default = Overrides()
     configs = []
     for vector, fulltext, entity, graph, kind in itertools.product(
-            (1.0, 2.0, 3.0), (0.5, 1.0, 2.0), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0), (0.0, 1.0)):
+            (1.0, 2.0, 3.0), (0.5, 1.0), (0.0, 0.5, 1.0), (0.0, 0.5), (0.0, 1.0)):
         legs = dict(default.leg_weights, vector=vector, fulltext=fulltext, entity=entity,
                     graph=graph, type=kind)
-        name = ", ".join(f"{leg} {w:g}" for leg, w in legs.items())
-        configs.append((name, replace(default, leg_weights=legs)))
+        configs.append((describe(legs, {}), replace(default, leg_weights=legs), {}))
     return configs
+
+
+def describe(legs: dict[str, float], floors: dict[str, float]) -> str:
+    return ", ".join(f"{leg} {w:g}" for leg, w in legs.items()) + "".join(
+        f", {leg} floor {f:g}" for leg, f in floors.items())
+
+
+def tune(prepared: dict[str, list[Prepared]], view: View, memories: dict[UUID, Memory]) -> None:
+    """The leg-weight grid on the tuning splits (mean R@10 of the two kinds), then score
+    floors on the best weights: a leg's hits below that fraction of its best score
+    dropped (does a weak match of the keyword or entity leg cost rank?)."""
+    def score(overrides: Overrides, floors: dict[str, float]) -> list[float]:
+        return [mean([recall_at(fused(p, overrides, view, floors=floors), p.question.evidence,
+                                memories, 10) for p in split if p.question.tuning])
+                for split in prepared.values()]
+
+    found = {name: (score(overrides, floors), overrides)
+             for name, overrides, floors in grid()}
+    best = sorted(found, key=lambda name: -mean(found[name][0]))
+    print("\ntuning splits, R@10 (turns, facts; mean), best leg weights:")
+    for name in best[:8]:
+        print(f"  {found[name][0][0]:.3f}, {found[name][0][1]:.3f}; {mean(found[name][0]):.3f}"
+              f"  {name}")
+    defaults = score(Overrides(), {})
+    print(f"  {defaults[0]:.3f}, {defaults[1]:.3f}; {mean(defaults):.3f}  (the defaults)")
+    overrides = found[best[0]][1]
+    for floor in (0.2, 0.4):
+        for legs in (("fulltext",), ("entity",), ("fulltext", "entity")):
+            floors = dict.fromkeys(legs, floor)
+            values = score(overrides, floors)
+            print(f"  {values[0]:.3f}, {values[1]:.3f}; {mean(values):.3f}  best weights,"
+                  f" {', '.join(legs)} floor {floor:g}")
+
+
+def ablation(prepared: dict[str, list[Prepared]], view: View,
+             memories: dict[UUID, Memory]) -> None:
+    """R@10 with the defaults, and with each of the entity, episode, graph and type legs
+    turned off (weight 0): what each leg's default weight earns."""
+    default = Overrides()
+    variants = [("defaults", default)] + [
+        (f"without {leg} (default weight {default.leg_weights[leg]:g})",
+         replace(default, leg_weights=dict(default.leg_weights, **{leg: 0.0})))
+        for leg in ("entity", "episode", "graph", "type")]
+    heads = [f"{kind} {split}" for kind in prepared for split in ("tuning", "evaluation")]
+
+    def r10(overrides: Overrides, split: list[Prepared]) -> float:
+        return mean([recall_at(fused(p, overrides, view), p.question.evidence, memories, 10)
+                     for p in split])
+
+    print("\nleg ablation, R@10\n")
+    print("| | " + " | ".join(heads) + " |")
+    print("|---" * (len(heads) + 1) + "|")
+    for label, overrides in variants:
+        cells = [f"{r10(overrides, [p for p in split if p.question.tuning == tuning]):.3f}"
+                 for split in prepared.values() for tuning in (True, False)]
+        print(f"| {label} | " + " | ".join(cells) + " |")
 
 
 def table(title: str, rows: list[tuple[str, Callable[[Prepared], list[UUID]]]],
@@ -343,6 +411,8 @@ async def main(args: argparse.Namespace) -> None:
         service = Retrieval(repository, store, index, embedder, SystemClock())
         recaller = Recaller(repository, index, embedder)
         reranker = CrossEncoder()
+        cached = workdir / "rerank-cache.json"
+        cache = json.loads(cached.read_text()) if cached.exists() else {}
         view = View(datetime.now(UTC))
         prepared: dict[str, list[Prepared]] = {}
         for kind, conversations in kinds.items():
@@ -360,26 +430,19 @@ async def main(args: argparse.Namespace) -> None:
                 p.compiled = await compiled(service, repository.pool, p.question)
             print(f"{kind}: {len(prepared[kind])} questions prepared", flush=True)
             if args.pools:
-                seconds = [await score_pool(reranker, p, view, max(args.pools))
+                seconds = [await score_pool(reranker, p, view, max(args.pools), cache)
                            for p in prepared[kind]]
-                print(f"{kind}: cross-encoder over {max(args.pools)} candidates:"
-                      f" p50 {statistics.median(seconds) * 1000:.0f} ms a question", flush=True)
+                (workdir / "rerank-cache.json").write_text(json.dumps(cache))
+                timed = [s for s in seconds if s is not None]
+                if timed:
+                    print(f"{kind}: cross-encoder over {max(args.pools)} candidates:"
+                          f" p50 {statistics.median(timed) * 1000:.0f} ms a question"
+                          f" ({len(timed)} scored in full)", flush=True)
 
-        default = Overrides()
         if args.tune:
-            configs = grid()
-            scores = {name: mean([mean([recall_at(fused(p, overrides, view),
-                                                  p.question.evidence, memories, 10)
-                                        for p in split if p.question.tuning])
-                                  for split in prepared.values()])
-                      for name, overrides in configs}
-            print("\ntuning splits, mean R@10 of the two kinds, best configurations:")
-            for name in sorted(scores, key=scores.get, reverse=True)[:10]:
-                print(f"  {scores[name]:.3f}  {name}")
-            default_name = ", ".join(f"{leg} {w:g}" for leg, w in default.leg_weights.items())
-            if default_name in scores:
-                print(f"  {scores[default_name]:.3f}  (the defaults) {default_name}")
-
+            tune(prepared, view, memories)
+        ablation(prepared, view, memories)
+        default = Overrides()
         rows = [(f"{params.LEG_LABELS[leg]} leg alone", leg_alone(leg)) for leg in params.LEGS]
         rows += [("fused, defaults", lambda p: fused(p, default, view))]
         rows += [(f"fused + rerank, pool {size}", reranked(size)) for size in args.pools]

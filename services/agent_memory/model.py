@@ -202,6 +202,7 @@ class Recalled:
 class RecallResult:
     entries: list[Recalled]
     fallback: bool
+    reranked: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ Legs run concurrently (``asyncio.gather``), each timed:
   Snowball-stemmed, Qdrant's IDF), under the same payload filter; memories
   written since the projector last ran are matched in PostgreSQL
   (``ts_rank_cd``) and ranked after them; PostgreSQL answers alone when the
-  index cannot, and for reads of recorded versions (as of a past time);
+  index cannot, and for reads as of a past time (the index holds only live
+  memories);
 - entity: memories naming the query's entities (extracted at write time);
 - episode: sentences of past runs' summaries matching the query, mapped to
   the memories those runs produced;
@@ -39,6 +40,7 @@ from uuid import UUID
 
 from libs.embeddings import Embedder
 from libs.model import ChatModel
+from libs.reranker import Reranking
 from services.agent_memory import index as vector_index
 from services.agent_memory import rules, sparse
 from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex
@@ -110,11 +112,12 @@ def _ms(start: float) -> float:
 
 class Searcher:
     def __init__(self, store: RetrievalStore, index: VectorIndex, embedder: Embedder,
-                 model: ChatModel | None) -> None:
+                 model: ChatModel | None, local_rerank: Reranking | None = None) -> None:
         self._store = store
         self._index = index
         self._embedder = embedder
         self._model = model
+        self._local = local_rerank
 
     async def search(self, actor: Actor, request: RetrieveRequest, view: View) -> SearchOutcome:
         outcome = SearchOutcome(adaptive=request.min_score is None)
@@ -127,9 +130,13 @@ class Searcher:
         outcome.timings["fusion"] = _ms(started)
         outcome.fused = len(fused)
         started = time.perf_counter()
-        rank(fused, found.candidates, request, view, outcome)
+        local = request.wants_rerank and self._model is None and self._local is not None
+        rank(fused, found.candidates, request, view, outcome,
+             keep=max(request.top_n, self._local.pool) if local else None)
         outcome.timings["score"] = _ms(started)
-        if request.wants_rerank:
+        if local:
+            await self._rerank_locally(request, outcome)
+        elif request.wants_rerank:
             await self._rerank(request, outcome)
         return outcome
 
@@ -245,10 +252,11 @@ class Searcher:
         return VectorSearch([Hit(h.id, h.score) for h in hits], _ms(started))
 
     async def _keyword(self, actor: Actor, view: View, text: str, limit: int) -> list[Hit]:
-        """BM25 hits from the index, then the unindexed memories PostgreSQL matches (room
-        is kept for them: a write is found at once). A read of recorded versions (as of a
-        past time) is PostgreSQL's alone: the index holds only what is current."""
-        if view.versions:
+        """BM25 hits from the index (those at least KEYWORD_FLOOR of the best), then the
+        unindexed memories PostgreSQL matches (room is kept for them: a write is found at
+        once). A read as of a past time is PostgreSQL's alone: the index holds only
+        the memories live now."""
+        if view.as_of is not None:
             return await self._store.fulltext(actor, view, SEARCHED, text, limit)
         name = vector_index.collection_name(actor.account_id, actor.environment,
                                             self._embedder.name)
@@ -263,6 +271,8 @@ class Searcher:
         if isinstance(indexed, BaseException):  # the index is down: PostgreSQL answers
             logger.warning("keyword leg: index unavailable, full text answers: %s", indexed)
             return await self._store.fulltext(actor, view, SEARCHED, text, limit)
+        if indexed:
+            indexed = [h for h in indexed if h.score >= params.KEYWORD_FLOOR * indexed[0].score]
         known = {h.id for h in indexed}
         fresh = [h for h in fresh if h.id not in known]
         return [*indexed[:limit - len(fresh)], *fresh]
@@ -283,6 +293,24 @@ class Searcher:
         outcome.query_parsing = "applied"
         return parsed
 
+    async def _rerank_locally(self, request: RetrieveRequest, outcome: SearchOutcome) -> None:
+        """The pool's best fused candidates in the cross-encoder's order, then cut to top N
+        (no utility model: the cross-encoder stands in for its 0-10 scores)."""
+        started = time.perf_counter()
+        try:
+            ordered, given = await self._local.reorder(
+                request.query, outcome.kept, lambda s: rerank.text(s.candidate.entry))
+        except Exception as exc:
+            logger.warning("local reranking failed: %s", exc)
+            outcome.reranked = Reranked("failed")
+            outcome.kept = outcome.kept[:request.top_n]
+            return
+        finally:
+            outcome.timings["rerank"] = _ms(started)
+        outcome.reranked = Reranked("applied", {s.fused.id: g for s, g in zip(
+            outcome.kept, given, strict=False)})
+        outcome.kept = ordered[:request.top_n]
+
     async def _rerank(self, request: RetrieveRequest, outcome: SearchOutcome) -> None:
         if self._model is None:
             outcome.reranked = Reranked("unavailable")
@@ -293,7 +321,7 @@ class Searcher:
         started = time.perf_counter()
         try:
             given = await rerank.scores(self._model, request.query, [
-                f"{s.candidate.entry.key}: {s.candidate.entry.content}" for s in head])
+                rerank.text(s.candidate.entry) for s in head])
         except Exception as exc:
             logger.warning("reranking failed: %s", exc)
             outcome.reranked = Reranked("failed")
@@ -307,9 +335,9 @@ class Searcher:
 
 
 def rank(fused: list[fusion.Fused], found: dict[UUID, Candidate], request: RetrieveRequest,
-         view: View, outcome: SearchOutcome) -> None:
+         view: View, outcome: SearchOutcome, keep: int | None = None) -> None:
     """The filter stage's verdicts (superseded hidden and counted), the weighted score and
-    the threshold: ``outcome.kept``, best first, at most top N."""
+    the threshold: ``outcome.kept``, best first, at most ``keep`` (default top N)."""
     pairs = []
     for item in fused:
         candidate = found.get(item.id)
@@ -324,4 +352,4 @@ def rank(fused: list[fusion.Fused], found: dict[UUID, Candidate], request: Retri
     if outcome.route:  # a routed query keeps its list's order: newest first
         scored.sort(key=lambda s: s.fused.legs[0].rank)
     outcome.threshold = scoring.threshold(scored, request.min_score)
-    outcome.kept = [s for s in scored if s.final >= outcome.threshold][:request.top_n]
+    outcome.kept = [s for s in scored if s.final >= outcome.threshold][:keep or request.top_n]

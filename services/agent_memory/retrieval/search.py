@@ -296,6 +296,8 @@ class Searcher:
     async def _rerank_locally(self, request: RetrieveRequest, outcome: SearchOutcome) -> None:
         """The pool's best fused candidates in the cross-encoder's order, then cut to top N
         (no utility model: the cross-encoder stands in for its 0-10 scores)."""
+        if not outcome.kept:
+            return
         started = time.perf_counter()
         try:
             ordered, given = await self._local.reorder(

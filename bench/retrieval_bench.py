@@ -1,7 +1,8 @@
 """RetrieveContext latency over gRPC, against agent memory running as its own process.
 
 p50/p99 of RetrieveContext (deterministic mode, query embedding included, the
-receipt and usage counters written) with 1k, 10k and 100k memories in one
+receipt and usage counters written; ``--rerank-pools`` adds assisted mode with the
+local cross-encoder reranking each pool size) with 1k, 10k and 100k memories in one
 account, all visible to the caller. Embedded stack: PostgreSQL from its
 wheel, the in-process Qdrant engine, the local embedding model. Target: p50
 <= 40 ms at 100k.
@@ -37,7 +38,7 @@ of PostgreSQL, and the median stage timings of the calls that ask for
 ``explain`` (every tenth); the machine's load averages while it ran.
 
     python -m bench.retrieval_bench [--sizes 1000,10000,100000] [--calls 200]
-        [--rounds 4] [--baseline DIR] [--data-dir DIR] [--hnsw]
+        [--rounds 4] [--baseline DIR] [--data-dir DIR] [--hnsw] [--rerank-pools 10,20]
 """
 
 from __future__ import annotations
@@ -216,6 +217,7 @@ class Variant:
     env: dict[str, str]
     database: str
     index_dir: Path
+    assisted: bool = False  # assisted mode, no utility model: the local cross-encoder reranks
     port: int = 0
     metrics_port: int = 0
     process: subprocess.Popen | None = None
@@ -325,9 +327,10 @@ async def measure(variant: Variant, stub, postgres: EmbeddedPostgres, size: int,
     pg = postgres_pids(postgres)
     cpu, pg_cpu = process_cpu([variant.process.pid]), process_cpu(pg)
     for i in range(first, first + calls):
-        request = pb.RetrieveContextRequest(principal=principal, run_id=f"run-{i}",
-                                            semantic_query=QUERIES[i % len(QUERIES)],
-                                            explain=i % 10 == 0)
+        request = pb.RetrieveContextRequest(
+            principal=principal, run_id=f"run-{i}", semantic_query=QUERIES[i % len(QUERIES)],
+            explain=i % 10 == 0,
+            mode=pb.RETRIEVAL_MODE_ASSISTED if variant.assisted else pb.RETRIEVAL_MODE_DETERMINISTIC)
         started = time.perf_counter()
         reply = await stub.RetrieveContext(request)
         variant.latencies[size].append(time.perf_counter() - started)
@@ -406,6 +409,12 @@ async def main(args: argparse.Namespace) -> None:
             for suffix, env in caches:
                 variants.append(Variant(label + suffix, root, env, f"bench_{len(variants)}",
                                         workdir / f"qdrant-{len(variants)}"))
+            for pool in args.rerank_pools if label != "baseline" else []:
+                variants.append(Variant(
+                    f"{label}, no query cache, local rerank of {pool}", root,
+                    {"EMBEDDINGS_CACHE_SIZE": "0", "AGENT_MEMORY_RERANK_POOL": str(pool)},
+                    f"bench_{len(variants)}", workdir / f"qdrant-{len(variants)}",
+                    assisted=True))
         await copy_data(postgres, master, variants)
         for variant in variants:
             await start(variant, postgres)
@@ -429,4 +438,7 @@ if __name__ == "__main__":
     parser.add_argument("--baseline", type=Path, help="another checkout to measure too")
     parser.add_argument("--data-dir", type=Path, help="keep (or reuse) the loaded data here")
     parser.add_argument("--hnsw", action="store_true", help="build the index's HNSW graphs")
+    parser.add_argument("--rerank-pools", type=lambda v: [int(x) for x in v.split(",") if x],
+                        default=[], help="also measure assisted mode with the local"
+                                         " cross-encoder reranking pools of these sizes")
     uvloop.run(main(parser.parse_args()))

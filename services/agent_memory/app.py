@@ -19,6 +19,7 @@ from agentmemory.agent_memory.v1 import (
 from libs import migrations
 from libs.embeddings import LocalEmbedder, build_embedder
 from libs.model import chat_model
+from libs.reranker import local_reranking
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.agent_memory import safety
@@ -98,9 +99,11 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
         safety.warm_up()
         projector = Projector(repository, index, embedder, clock,
                               batch=config.storage.projector_batch, entity_model=model)
-        memory = AgentMemory(repository, index, embedder, clock, projector)
+        reranking = await local_reranking(config.rerank, stack)
+        memory = AgentMemory(repository, index, embedder, clock, projector, reranking)
+        # Assisted mode reranks with the utility model when there is one.
         retrieval = Retrieval(repository, RetrievalStore(repository.pool), index, embedder,
-                              clock, model, procedures)
+                              clock, model, procedures, reranking if model is None else None)
         learning = await stack.enter_async_context(learning_wiring.learning(
             config, repository, memory, index, embedder, clock, tracing,
             episodes or bridge.episode_sink(retrieval, clock)))

@@ -31,7 +31,7 @@ from services.agent_memory.model import (
     MemoryFilter,
     NewMemory,
     Quotas,
-    Recalled,
+    RecallResult,
     Role,
     Source,
     StoreOutcome,
@@ -221,10 +221,10 @@ def store_response(result: StoreResult) -> pb.StoreResponse:
     )
 
 
-def recalled(values: list[Recalled], fallback: bool) -> pb.RecallResponse:
+def recalled(result: RecallResult) -> pb.RecallResponse:
     return pb.RecallResponse(
-        entries=[pb.RecalledEntry(entry=entry(r.entry), score=r.score) for r in values],
-        fallback=fallback,
+        entries=[pb.RecalledEntry(entry=entry(r.entry), score=r.score) for r in result.entries],
+        fallback=result.fallback, reranked=result.reranked,
     )
 
 

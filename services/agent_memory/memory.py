@@ -15,6 +15,7 @@ from uuid import UUID
 
 from libs.embeddings import Embedder
 from libs.errors import FailedPrecondition, NotFound
+from libs.reranker import Reranking
 from services.agent_memory import exchange, rules, validation
 from services.agent_memory import index as vector_index
 from services.agent_memory.clock import Clock
@@ -46,13 +47,13 @@ from services.agent_memory.writes import Writes
 
 class AgentMemory:
     def __init__(self, repository: Repository, index: VectorIndex, embedder: Embedder,
-                 clock: Clock, projector: Projector) -> None:
+                 clock: Clock, projector: Projector, reranking: Reranking | None = None) -> None:
         self._repository = repository
         self._index = index
         self._embedder = embedder
         self._clock = clock
         self._projector = projector
-        self._recaller = Recaller(repository, index, embedder)
+        self._recaller = Recaller(repository, index, embedder, reranking)
         self._writes = Writes(repository, clock)
         self._hygiene = Hygiene(repository, self._writes, clock)
 
@@ -70,7 +71,7 @@ class AgentMemory:
             importance=importance, source=source, request_id=request_id))
 
     async def recall(self, actor: Actor, query: str, limit: int,
-                     kinds: Sequence[Kind]) -> RecallResult:
+                     kinds: Sequence[Kind], *, rerank: bool = False) -> RecallResult:
         validation.text(query, "query", 2000)
         if not (await self._repository.account_settings(actor.account_id)).memory_enabled:
             raise FailedPrecondition("memory is disabled for this account",
@@ -78,7 +79,8 @@ class AgentMemory:
         now = self._clock.now()
         # memory_recall keeps to seed 000's categories; the other kinds reach a context
         # through their own sections (blocks, rules) or, later, the compiled context.
-        result = await self._recaller.recall(actor, query, limit, kinds or rules.CATEGORIES, now)
+        result = await self._recaller.recall(actor, query, limit, kinds or rules.CATEGORIES, now,
+                                             rerank=rerank)
         await self._repository.mark_recalled(actor, [r.entry.id for r in result.entries], now)
         return result
 

@@ -230,6 +230,7 @@ class Recalled:
 class RecallResult:
     entries: list[Recalled]
     fallback: bool
+    reranked: bool = False
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ index can never leak or resurrect an entry. Entries written since the
 projector last ran are matched by keyword and ranked as a third RRF leg, so a
 write is recallable at once. When Qdrant is unreachable or has nothing,
 PostgreSQL keyword search (full text and trigram) answers instead. Every
-score is multiplied by (0.8 + importance x 0.2).
+score is multiplied by (0.8 + importance x 0.2). With ``rerank`` (and the local
+cross-encoder configured), the best ``pool`` of those are put in the
+cross-encoder's order before the limit is taken; scores stay the fused ones.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ import logging
 from collections.abc import Sequence
 
 from libs.embeddings import Embedder
+from libs.reranker import Reranking
 from services.agent_memory import index as vector_index
 from services.agent_memory import rules, sparse
 from services.agent_memory.index import IndexFilter, IndexHit, IndexUnavailable, VectorIndex
 from services.agent_memory.model import Actor, Entry, Recalled, RecallResult
 from services.agent_memory.repository import Repository
+from services.agent_memory.retrieval.rerank import text as rerank_text
 from services.agent_memory.rules import Kind
 
 logger = logging.getLogger(__name__)
@@ -31,12 +35,23 @@ _OVERSAMPLE = 3
 
 
 class Recaller:
-    def __init__(self, repository: Repository, index: VectorIndex, embedder: Embedder) -> None:
+    def __init__(self, repository: Repository, index: VectorIndex, embedder: Embedder,
+                 reranking: Reranking | None = None) -> None:
         self._repository = repository
         self._index = index
         self._embedder = embedder
+        self._reranking = reranking
 
     async def recall(self, actor: Actor, query: str, limit: int, kinds: Sequence[Kind],
+                     now, *, rerank: bool = False) -> RecallResult:
+        if not (rerank and self._reranking is not None):
+            return await self._fused(actor, query, limit, kinds, now)
+        found = await self._fused(actor, query, max(limit, self._reranking.pool), kinds, now)
+        ordered, _ = await self._reranking.reorder(query, found.entries,
+                                                   lambda r: rerank_text(r.entry))
+        return RecallResult(ordered[:limit], found.fallback, reranked=True)
+
+    async def _fused(self, actor: Actor, query: str, limit: int, kinds: Sequence[Kind],
                      now) -> RecallResult:
         hits = await self._index_hits(actor, query, limit, kinds, now)
         if not hits:

@@ -51,8 +51,9 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
         limit = limits.count(min(request.limit, rules.RECALL_MAX_LIMIT), "limit",
                              default=rules.RECALL_DEFAULT_LIMIT, maximum=rules.RECALL_MAX_LIMIT)
         result = await self._memory.recall(actor, request.query, limit,
-                                           conversions.categories(request.categories))
-        return conversions.recalled(result.entries, result.fallback)
+                                           conversions.categories(request.categories),
+                                           rerank=request.rerank)
+        return conversions.recalled(result)
 
     async def Forget(self, request: pb.ForgetRequest, context) -> pb.ForgetResponse:
         actor = conversions.actor(request.principal)

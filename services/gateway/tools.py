@@ -202,8 +202,10 @@ async def _recall(upstreams: Upstreams, call: Call) -> dict[str, Any]:
             principal=call.principal.to_proto(), query=a["query"],
             limit=min(int(a.get("limit", 0)), RECALL_LIMIT_CAP),
             categories=[memory_names.category(c, f"arguments.categories[{i}]")
-                        for i, c in enumerate(a.get("categories", []))]))
-    return {"entries": [_recalled(r) for r in reply.entries], "fallback": reply.fallback}
+                        for i, c in enumerate(a.get("categories", []))],
+            rerank=bool(a.get("rerank", False))))
+    return {"entries": [_recalled(r) for r in reply.entries], "fallback": reply.fallback,
+            "reranked": reply.reranked}
 
 
 def _recalled(recalled: memory_pb.RecalledEntry) -> dict[str, Any]:
@@ -239,7 +241,7 @@ async def _search(upstreams: Upstreams, call: Call) -> dict[str, Any]:
         else search_pb.SCOPE_ALL_THREADS,
         thread_id=call.thread_id or "" if scope == "current_thread" else "",
         limit=int(a.get("limit", 0)), summarize=bool(a.get("summarize", True)),
-        mode=_SEARCH_MODES[a.get("mode", "hybrid")])
+        mode=_SEARCH_MODES[a.get("mode", "hybrid")], rerank=bool(a.get("rerank", False)))
     async with upstream("search"):
         reply = await upstreams.search.SearchMessages(request)
     return {"hits": [{"thread_id": h.thread_id, "message_id": h.message_id, "offset": h.offset,
@@ -248,7 +250,7 @@ async def _search(upstreams: Upstreams, call: Call) -> dict[str, Any]:
                      for h in reply.hits],
             "summaries": [{"thread_id": s.thread_id, "summary": s.summary} for s in
                           reply.summaries],
-            "fallback": reply.fallback}
+            "fallback": reply.fallback, "reranked": reply.reranked}
 
 
 async def _view(upstreams: Upstreams, call: Call) -> dict[str, Any]:
@@ -323,7 +325,10 @@ TOOLS = [
          _schema({"query": _text(),
                   "limit": {"type": "integer", "minimum": 1, "description":
                             f"Default 5; at most {RECALL_LIMIT_CAP} (a larger value is capped)"},
-                  "categories": {"type": "array", "items": _CATEGORY_SCHEMA}},
+                  "categories": {"type": "array", "items": _CATEGORY_SCHEMA},
+                  "rerank": {"type": "boolean", "description":
+                             "Reorder the best candidates with the local cross-encoder: a "
+                             "better order, some tens of milliseconds more"}},
                  ["query"]), True, EVERY_SURFACE, _recall),
     Tool("memory_forget", "Forget a remembered fact by its key.",
          _schema({"key": _text()}, ["key"]), True, EVERY_SURFACE, _forget),
@@ -334,7 +339,10 @@ TOOLS = [
                   "summarize": {"type": "boolean"},
                   "mode": {"type": "string", "enum": list(_SEARCH_MODES), "description":
                            "hybrid (default): words and meaning; keyword: the words alone "
-                           "(to check whether something was ever said)"}},
+                           "(to check whether something was ever said)"},
+                  "rerank": {"type": "boolean", "description":
+                             "Reorder the best matches with the local cross-encoder: a "
+                             "better order, some tens of milliseconds more"}},
                  ["query"]), False, AGENT_ONLY, _search),
     Tool("journal_tool_call_view",
          "Read the full arguments and result of an earlier tool call, 32 KiB at a time.",

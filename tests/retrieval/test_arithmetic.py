@@ -53,6 +53,17 @@ def test_rrf_of_nothing_is_nothing_and_k_is_honoured():
     assert fused[0].score == pytest.approx(1 / 2)
 
 
+def test_a_leg_with_no_hits_changes_nothing():
+    legs = {"vector": [Hit(A, 0.9), Hit(B, 0.5)], "fulltext": [Hit(B, 7.0), Hit(C, 2.0)]}
+    weights = Overrides().leg_weights
+    with_empty = fusion.rrf({**legs, "entity": [], "graph": []}, weights, 60)
+    assert with_empty == fusion.rrf(legs, weights, 60)
+    pairs = [(Candidate(entry(f.id), signals()), f) for f in with_empty]
+    alone = [(Candidate(entry(f.id), signals()), f) for f in fusion.rrf(legs, weights, 60)]
+    assert ([s.final for s in scoring.score(pairs, Overrides(), NOW, None)]
+            == [s.final for s in scoring.score(alone, Overrides(), NOW, None)])
+
+
 def test_short_queries_naming_one_kind_are_routed():
     assert fusion.route("recent decisions") == Kind.DECISION
     assert fusion.route("corrections") == Kind.CORRECTION

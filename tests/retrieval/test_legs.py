@@ -3,6 +3,7 @@ index adapters); routing of short type queries; fusion of all legs."""
 
 from __future__ import annotations
 
+import pytest
 from agentmemory.agent_memory.v1 import retrieval_pb2 as pb
 from agentmemory.common.v1 import run_pb2
 
@@ -136,8 +137,12 @@ async def test_all_legs_fuse_and_nothing_found_is_empty(retrieval):
     top = found.workspace_entries[0].explanation
     assert {leg.leg for leg in top.legs} >= {"Vector", "FullText", "Entity"}
     assert top.rrf_score == sum(leg.rrf_contribution for leg in top.legs)
-    legs = {leg.leg: leg.candidates for leg in found.diagnostics.legs}
-    assert set(legs) == {"Vector", "FullText", "Entity", "Episode", "Graph"}
+    # Each leg's contribution is its default weight / (60 + rank + 1).
+    weights = {"Vector": 2.0, "FullText": 0.5, "Entity": 0.5, "Episode": 0.5}
+    for leg in top.legs:
+        assert leg.rrf_contribution == pytest.approx(weights[leg.leg] / (61 + leg.rank))
+    legs = {leg.leg: leg.weight for leg in found.diagnostics.legs}
+    assert legs == weights  # the graph leg is off by default (weight 0: not run)
     nothing = await retrieval.retrieve("xyzzy plugh", explain=True, overrides=pb.RetrievalOverrides(
         leg_weights={"vector": 0.0, "graph": 0.0}))
     assert list(nothing.workspace_entries) == [] and nothing.diagnostics.fused == 0

@@ -140,6 +140,16 @@ class QdrantServerIndex:
             with_payload=False))
         return [IndexHit(UUID(str(p.id)), p.score) for p in reply.points]
 
+    async def query_sparse(self, name: str, sparse: SparseVector, where: IndexFilter,
+                           limit: int) -> list[IndexHit]:
+        if not sparse.indices or not await self._exists(name):
+            return []
+        m = _models()
+        reply = await self._guard(self._client.query_points(
+            name, query=m.SparseVector(indices=sparse.indices, values=sparse.values),
+            using=SPARSE, query_filter=_filter(where), limit=limit, with_payload=False))
+        return [IndexHit(UUID(str(p.id)), p.score) for p in reply.points]
+
     async def count(self, name: str) -> int:
         if not await self._exists(name):
             return 0

@@ -32,6 +32,15 @@ ROUTE_MAX_WORDS = 5
 LEGS = ("vector", "fulltext", "entity", "episode", "graph", "type")
 LEG_LABELS = {"vector": "Vector", "fulltext": "FullText", "entity": "Entity",
               "episode": "Episode", "graph": "Graph", "type": "Type"}
+# Fit on the tuning splits of bench/retrieval_quality.py (conversation turns and short
+# facts; the README has the figures and the ablation): the vector leg counts double, the
+# keyword leg half; the entity leg at 1 and the graph leg at all cost rank on both kinds
+# of data; the episode and type legs find nothing there, so nothing shows they earn 1.
+LEG_WEIGHTS = {"vector": 2.0, "fulltext": 0.5, "entity": 0.5, "episode": 0.5, "graph": 0.0,
+               "type": 0.5}
+# The keyword leg keeps the hits scoring at least this fraction of its best BM25 score: a
+# memory sharing one common word with the query is not a match worth a rank.
+KEYWORD_FLOOR = 0.2
 
 
 def leg_depth(top_n: int) -> int:

@@ -24,7 +24,7 @@ class Overrides:
     """Per-call fusion and score settings (seed: overrides)."""
 
     rrf_k: int = params.RRF_K
-    leg_weights: dict[str, float] = field(default_factory=lambda: dict.fromkeys(params.LEGS, 1.0))
+    leg_weights: dict[str, float] = field(default_factory=lambda: dict(params.LEG_WEIGHTS))
     factor_weights: dict[str, float] = field(default_factory=lambda: dict(params.FACTOR_WEIGHTS))
     utility_weight: float = params.UTILITY_WEIGHT_DEFAULT
     value_aware: bool = False

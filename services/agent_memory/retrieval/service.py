@@ -50,6 +50,7 @@ from uuid import UUID
 from libs.embeddings import Embedder
 from libs.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from libs.model import ChatModel
+from libs.reranker import Reranking
 from services.agent_memory import rules
 from services.agent_memory.clock import Clock
 from services.agent_memory.index import VectorIndex
@@ -184,11 +185,12 @@ def _day(value: datetime) -> str:
 class Retrieval:
     def __init__(self, repository: Repository, store: RetrievalStore, index: VectorIndex,
                  embedder: Embedder, clock: Clock, model: ChatModel | None = None,
-                 procedures: ProcedureSource | None = None) -> None:
+                 procedures: ProcedureSource | None = None,
+                 local_rerank: Reranking | None = None) -> None:
         self._repository = repository
         self._store = store
         self._clock = clock
-        self._searcher = Searcher(store, index, embedder, model)
+        self._searcher = Searcher(store, index, embedder, model, local_rerank)
         self._procedures = procedures or NoProcedures()
 
     def use_procedures(self, procedures: ProcedureSource) -> None:

@@ -285,12 +285,17 @@ class RetrievalStore:
     # -- the legs ------------------------------------------------------------------
 
     async def fulltext(self, actor: Actor, view: View, kinds: Sequence[Kind], text: str,
-                       limit: int) -> list[Hit]:
+                       limit: int, *, unprojected: bool = False) -> list[Hit]:
         """ts_rank_cd against the OR of the query's words; memories holding every word come
-        first. Each stage ranks at most FULLTEXT_RANKED matches."""
+        first. Each stage ranks at most FULLTEXT_RANKED matches. The keyword leg's stand-in
+        where the index cannot answer: ``unprojected``, only the memories written since the
+        projector last ran (still in the outbox); the index down, all of them."""
         q = Query()
         every, some = _tsquery(q, text, "&"), _tsquery(q, text, "|")
         base = view.where(q, actor, kinds)
+        if unprojected:
+            base += (f" AND m.id IN (SELECT entry_id FROM memory_outbox WHERE account_id ="
+                     f" {q(actor.account_id)} AND environment = {q(actor.environment)})")
         ranked = q(FULLTEXT_RANKED)
         rows = await self._pool.fetch(
             f"WITH terms AS (SELECT {every} AS every, {some} AS some),"

@@ -140,6 +140,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :query, :string, 2
       optional :limit, :int32, 3
       repeated :categories, :enum, 4, "agentmemory.agent_memory.v1.Category"
+      optional :rerank, :bool, 5
     end
     add_message "agentmemory.agent_memory.v1.RecalledEntry" do
       optional :entry, :message, 1, "agentmemory.agent_memory.v1.Entry"
@@ -148,6 +149,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
     add_message "agentmemory.agent_memory.v1.RecallResponse" do
       repeated :entries, :message, 1, "agentmemory.agent_memory.v1.RecalledEntry"
       optional :fallback, :bool, 2
+      optional :reranked, :bool, 3
     end
     add_message "agentmemory.agent_memory.v1.ForgetRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"

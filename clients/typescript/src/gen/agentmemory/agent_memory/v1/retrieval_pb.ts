@@ -264,7 +264,7 @@ export type LegContribution = Message<"agentmemory.agent_memory.v1.LegContributi
   rank: number;
 
   /**
-   * The leg's own score (cosine, ts_rank_cd, entity weight, ...).
+   * The leg's own score (cosine, BM25, entity weight, ...).
    *
    * @generated from field: double raw_score = 3;
    */
@@ -1362,7 +1362,8 @@ export enum RetrievalMode {
 
   /**
    * The utility model parses the query and reranks (0-10), when one is
-   * configured.
+   * configured; without one, the local cross-encoder reranks (when loaded,
+   * AGENT_MEMORY_LOCAL_RERANKER) the best AGENT_MEMORY_RERANK_POOL candidates.
    *
    * @generated from enum value: RETRIEVAL_MODE_ASSISTED = 2;
    */
@@ -1431,7 +1432,7 @@ export const AsOfAxisSchema: GenEnum<AsOfAxis> = /*@__PURE__*/
 export const RetrievalService: GenService<{
   /**
    * Search (routing, parallel legs, RRF, filters, weighted score, optional
-   * LLM rerank) and the compiler (sections into the token budget), then a
+   * rerank) and the compiler (sections into the token budget), then a
    * receipt. Errors: INVALID_ARGUMENT (run_id, semantic_query, token_budget,
    * rerank with MODE_DETERMINISTIC, min_score, tags, temporal_*,
    * overrides.*), PERMISSION_DENIED (reason ACT_FOR_USERS_REQUIRED: user_id

@@ -411,16 +411,18 @@ class StoreResponse(_message.Message):
     def __init__(self, entry: _Optional[_Union[Entry, _Mapping]] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., unchanged: _Optional[bool] = ..., replaced: _Optional[bool] = ...) -> None: ...
 
 class RecallRequest(_message.Message):
-    __slots__ = ("principal", "query", "limit", "categories")
+    __slots__ = ("principal", "query", "limit", "categories", "rerank")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     CATEGORIES_FIELD_NUMBER: _ClassVar[int]
+    RERANK_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     query: str
     limit: int
     categories: _containers.RepeatedScalarFieldContainer[Category]
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., query: _Optional[str] = ..., limit: _Optional[int] = ..., categories: _Optional[_Iterable[_Union[Category, str]]] = ...) -> None: ...
+    rerank: bool
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., query: _Optional[str] = ..., limit: _Optional[int] = ..., categories: _Optional[_Iterable[_Union[Category, str]]] = ..., rerank: _Optional[bool] = ...) -> None: ...
 
 class RecalledEntry(_message.Message):
     __slots__ = ("entry", "score")
@@ -431,12 +433,14 @@ class RecalledEntry(_message.Message):
     def __init__(self, entry: _Optional[_Union[Entry, _Mapping]] = ..., score: _Optional[float] = ...) -> None: ...
 
 class RecallResponse(_message.Message):
-    __slots__ = ("entries", "fallback")
+    __slots__ = ("entries", "fallback", "reranked")
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     FALLBACK_FIELD_NUMBER: _ClassVar[int]
+    RERANKED_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[RecalledEntry]
     fallback: bool
-    def __init__(self, entries: _Optional[_Iterable[_Union[RecalledEntry, _Mapping]]] = ..., fallback: _Optional[bool] = ...) -> None: ...
+    reranked: bool
+    def __init__(self, entries: _Optional[_Iterable[_Union[RecalledEntry, _Mapping]]] = ..., fallback: _Optional[bool] = ..., reranked: _Optional[bool] = ...) -> None: ...
 
 class ForgetRequest(_message.Message):
     __slots__ = ("principal", "key", "request_id")

@@ -101,7 +101,7 @@ class RetrievalServiceServicer:
 
     def RetrieveContext(self, request, context):
         """Search (routing, parallel legs, RRF, filters, weighted score, optional
-        LLM rerank) and the compiler (sections into the token budget), then a
+        rerank) and the compiler (sections into the token budget), then a
         receipt. Errors: INVALID_ARGUMENT (run_id, semantic_query, token_budget,
         rerank with MODE_DETERMINISTIC, min_score, tags, temporal_*,
         overrides.*), PERMISSION_DENIED (reason ACT_FOR_USERS_REQUIRED: user_id

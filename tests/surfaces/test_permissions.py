@@ -131,6 +131,27 @@ async def test_grpc_no_credential_but_the_service_key_reads_the_private_memory(
             assert SECRET not in str(answer), (kind.name, method)
 
 
+async def test_grpc_the_summary_counts_only_agents_the_credential_may_act_as(platform, kinds):
+    service = kinds["act_for_users key"].bearer
+    for agent in (AGENT, OTHER_AGENT):
+        await grpc_calls.invoke(platform.grpc, service, "AddMemory", grpc_calls.REQUESTS[
+            "AddMemory"](caller=grpc_calls.caller(agent), memory={
+                "scope": 2, "kind": 4, "content": f"The summary counts {agent}."}))
+
+    async def agents(kind: str, **fields) -> set[str] | dict:
+        answer = await grpc_calls.invoke(platform.grpc, kinds[kind].bearer, "SummarizeMemories",
+                                         grpc_calls.REQUESTS["SummarizeMemories"](**fields))
+        return {c["agentId"] for c in answer["counts"]} if "counts" in answer else answer
+
+    assert {AGENT, OTHER_AGENT} <= await agents("agent key")  # no agent stated: every one
+    assert await agents("agent key", agent_ids=[OTHER_AGENT]) - {""} == {OTHER_AGENT}
+    assert await agents("agent-bound key") - {""} == {AGENT}
+    assert await agents("user token") - {""} == {AGENT}
+    refused = await agents("agent-bound key", agent_ids=[AGENT, OTHER_AGENT])
+    assert _refused(refused, "AGENT_NOT_ALLOWED") and refused["metadata"]["field"] == \
+        "agent_ids[1]", refused
+
+
 # -- REST: every route that takes a caller ---------------------------------------------
 
 

@@ -286,13 +286,13 @@ async def test_the_library_page_signs_in_only_as_who_the_credential_may_be(platf
             as_victim = await _sign_in(http, kind.bearer, AGENT, VICTIM)
             if kind.may_name_users:
                 assert as_victim.status_code == 303, kind.name
-                listing = await http.get(f"/a/{ACCOUNT}/memory")
+                listing = await http.get(f"/a/{ACCOUNT}/memory/memories")
                 assert "spare locker key" in listing.text
                 continue
             assert as_victim.status_code == 403, kind.name
             own = await _sign_in(http, kind.bearer, "" if kind.only_agent else AGENT, "")
             assert own.status_code == 303, (kind.name, own.text[:300])
-            listing = await http.get(f"/a/{ACCOUNT}/memory")
+            listing = await http.get(f"/a/{ACCOUNT}/memory/memories")
             assert listing.status_code == 200 and "spare locker key" not in listing.text
             assert f'value="{kind.own_user}"' in listing.text or not kind.own_user
             if kind.only_agent:

@@ -23,8 +23,9 @@ Sections and where they come from:
 - sessionEntries: memories whose provenance names this run (and thread, when
   given), newest first.
 
-A memory offered in an earlier section is not offered again in a later one, and
-this run's memories are offered as sessionEntries only (not as search results).
+A memory offered in an earlier section is not offered again in a later one, a past
+run offered as a procedure is not offered again as an episode, and this run's
+memories are offered as sessionEntries only (not as search results).
 """
 
 from __future__ import annotations
@@ -262,15 +263,17 @@ class Retrieval:
         memories("userProfile", fixed_items("userProfile"), lambda i: render.block(i.entry))
         for section in ("platformEntries", "tenantFloors", "tenantEntries"):
             memories(section, fixed_items(section), lambda i: render.rule(i.entry))
-        offered["procedures"] = [Item(render.text(f"- {p.task}: {p.steps}"), p)
-                                 for p in procedures]
+        offered["procedures"] = [Item(render.procedure(p), p) for p in procedures]
+        past_runs = {(p.thread_id, p.run_id) for p in procedures}
         run = {c.entry.id for c in fixed.get("sessionEntries", [])}  # their own section
         memories("workspaceEntries", [i for i in workspace if i.entry.id not in run],
                  lambda i: render.memory(i.entry, i.trust.composite))
         current = run_episode.id if run_episode else None
         offered["relevantEpisodes"] = [
             Item(render.episode(e.outcome, _day(e.finished_at), e.task, e.summary), e)
-            for e in found.episodes if e.id != current][:params.RELEVANT_EPISODES]
+            for e in found.episodes
+            if e.id != current and (e.thread_id, e.run_id) not in past_runs
+        ][:params.RELEVANT_EPISODES]
         summary = _run_summary(run_episode, request.thread_summary)
         offered["sessionSummary"] = [] if summary is None else [
             Item(render.text(summary[0]), summary)]

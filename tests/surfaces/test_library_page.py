@@ -107,7 +107,6 @@ async def test_sign_in_add_edit_roll_back_and_review_suggestions(platform, keys,
     await page.get_by_role("button", name="Save agent settings").click()
     await expect(page.get_by_role("status")).to_have_text("Settings saved.")
     await expect(page.get_by_label("Memory bound")).to_be_checked()
-    await look(page, "settings")
 
     # Add a memory.
     await page.get_by_role("link", name="Add a memory").click()
@@ -183,6 +182,8 @@ async def test_sign_in_add_edit_roll_back_and_review_suggestions(platform, keys,
     await expect(procedure.locator("p.meta")).to_contain_text("rated helpful 0, unhelpful 0")
     assert not re.search("[\U0001F300-\U0001FAFF]", await page.locator("main").inner_text())
     await look(page, "procedures")
+    await page.get_by_role("link", name="Settings").click()
+    await look(page, "settings")
 
 
 async def finish_a_run(platform, key: str, said: str) -> None:
@@ -583,8 +584,11 @@ async def test_supersede_picks_the_newer_memory_from_a_list(platform, keys, cont
     await picker.select_option(newer)
     await page.get_by_role("button", name="Mark superseded").click()
     await expect(page.get_by_role("status")).to_have_text("Memory marked superseded.")
-    await expect(page.locator("dl")).to_contain_text(f"Superseded by{newer}")
+    await expect(page.locator("#edit")).to_have_count(0)  # history now: roll back to revive
+    # Both name the newer memory by its key and link to it.
+    named = re.compile(r"^decision-[0-9a-f]+$")
+    await expect(page.locator(f"dl a[href$='/{newer}']")).to_have_text(named)
     replaced = page.locator("table.audit tbody tr").first
     await expect(replaced.locator("td[data-label='Action']")).to_have_text("supersede")
-    await expect(replaced.get_by_role("link", name=newer)).to_have_count(1)
+    await expect(replaced.locator(f"a[href$='/{newer}']")).to_have_text(named)
     await look(page, "memory-superseded")

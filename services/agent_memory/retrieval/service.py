@@ -17,15 +17,15 @@ Sections and where they come from:
 - procedures: the :class:`ProcedureSource` (none until the learning side
   plugs in);
 - workspaceEntries: the search results, each with its trust breakdown;
-- relevantEpisodes: the best episodes the episode leg matched (not this run's);
+- relevantEpisodes: the best episodes the episode leg matched (not this run's, nor
+  a past run that is already there as a procedure);
 - sessionSummary: this run's episode, when the run was recorded; else the
   thread's rolling summary the gateway passed (the request named the thread);
 - sessionEntries: memories whose provenance names this run (and thread, when
   given), newest first.
 
-A memory offered in an earlier section is not offered again in a later one, a past
-run offered as a procedure is not offered again as an episode, and this run's
-memories are offered as sessionEntries only (not as search results).
+A memory offered in an earlier section is not offered again in a later one, and
+this run's memories are offered as sessionEntries only (not as search results).
 """
 
 from __future__ import annotations

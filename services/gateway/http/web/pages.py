@@ -81,6 +81,7 @@ IMPORT_COUNTS = ("created", "unchanged", "conflicts")
 EXPORT_PAGE = 1000
 OVERVIEW_CHANGES, OVERVIEW_SUGGESTIONS = 8, 3
 SUPERSEDE_CANDIDATES = 50
+MAX_RELATED = 10  # memories a memory's page names by key (those it superseded)
 
 
 def _import_notice(query: dict[str, str]) -> str:
@@ -480,14 +481,30 @@ class LibraryPages:
                 filter=forms.memory_filter({"text": looking_for}),
                 page_size=SUPERSEDE_CANDIDATES))
             candidates = [forms.view(m) for m in found.memories if m.id != memory_id]
+        related = [memory["superseded_by"]] if memory.get("superseded_by") else []
         return self._render(page.request, "memory.html", {
-            "memory": memory,
+            "memory": memory, "titles": await self._keys_of(page, related + list(
+                reply.supersedes[:MAX_RELATED])),
             "versions": [forms.view(v) for v in sorted(reply.versions, key=lambda v: -v.version)],
             "audit": [forms.view(a) for a in sorted(reply.audit, key=lambda a: -a.id)],
             "supersedes": list(reply.supersedes), "editable": editable, "kinds": kinds,
             "candidates": candidates, "looking_for": looking_for,
             "error": errors.body(error) if error else None, "values": values},
             page=page, status=errors.status(error) if error else 200)
+
+    async def _keys_of(self, page: Page, memory_ids: list[str]) -> dict[str, str]:
+        """The keys of the memories a page links to, of those the caller sees."""
+        found = {}
+        for memory_id in memory_ids:
+            try:
+                reply = await self._call(page, "library", "GetMemory",
+                                         library_pb.GetMemoryRequest(memory_id=memory_id))
+            except DomainError as exc:
+                if exc.code != grpc.StatusCode.NOT_FOUND:
+                    raise
+                continue
+            found[memory_id] = reply.memory.key
+        return found
 
     async def _memory_action(self, page: Page, rpc: str, request: Message, done: str,
                              *, keep_values: bool = False) -> Response:

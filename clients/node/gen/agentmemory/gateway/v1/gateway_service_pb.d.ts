@@ -284,6 +284,14 @@ export declare type ListToolsResponse = Message<"agentmemory.gateway.v1.ListTool
    * @generated from field: repeated agentmemory.gateway.v1.ToolDefinition tools = 1;
    */
   tools: ToolDefinition[];
+
+  /**
+   * Why tools the caller may expect are not offered, and how to get them
+   * (e.g. Memory not bound to the agent); empty when nothing is missing.
+   *
+   * @generated from field: string notice = 2;
+   */
+  notice: string;
 };
 
 /**

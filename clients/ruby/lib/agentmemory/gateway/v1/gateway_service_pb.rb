@@ -53,6 +53,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
     end
     add_message "agentmemory.gateway.v1.ListToolsResponse" do
       repeated :tools, :message, 1, "agentmemory.gateway.v1.ToolDefinition"
+      optional :notice, :string, 2
     end
     add_message "agentmemory.gateway.v1.CallToolRequest" do
       optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"

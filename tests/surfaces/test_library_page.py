@@ -262,6 +262,7 @@ async def test_another_accounts_memories_never_appear(platform, keys, context):
     await other_page.get_by_role("button", name="Sign in").click()
     await expect(other_page.locator(".error")).to_have_text(
         f"This API key is not a key of the account {OTHER}.")
+    await look(other_page, "sign-in-refused")
     assert not [c for c in await context.cookies() if c["name"] == "am_session"]
 
 

@@ -388,7 +388,8 @@ class LibraryPages:
 
     async def _export(self, page: Page) -> Response:
         """The whole export as one JSON Lines file: the first page is asked for before
-        the response starts (its error is a page), the rest as the file streams."""
+        the response starts (its error is a page), the rest as the file streams (a
+        failure there cuts the download short: the file then ends mid-way)."""
         first = await self._call(page, "library", "ExportMemories",
                                  library_pb.ExportMemoriesRequest(page_size=EXPORT_PAGE))
 

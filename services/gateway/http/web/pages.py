@@ -22,6 +22,7 @@ memory content is shown as text, never as markup.
 
 from __future__ import annotations
 
+import asyncio
 import urllib.parse
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -364,13 +365,13 @@ class LibraryPages:
                    "admin": credential.role == "admin", "usage": {}, "changes": [],
                    "pending": [], "more_pending": False}
         if page.session.agent_id:  # what the other pages show, for the agent acted as
-            account = await self._call(page, "library", "GetAccountSettings",
-                                       library_pb.GetAccountSettingsRequest())
-            audit = await self._call(page, "library", "ListAudit", library_pb.ListAuditRequest(
-                page_size=OVERVIEW_CHANGES))
-            queued = await self._call(page, "learning", "ListSuggestions",
-                                      learning_pb.ListSuggestionsRequest(
-                                          page_size=OVERVIEW_SUGGESTIONS))
+            account, audit, queued = await asyncio.gather(
+                self._call(page, "library", "GetAccountSettings",
+                           library_pb.GetAccountSettingsRequest()),
+                self._call(page, "library", "ListAudit",
+                           library_pb.ListAuditRequest(page_size=OVERVIEW_CHANGES)),
+                self._call(page, "learning", "ListSuggestions",
+                           learning_pb.ListSuggestionsRequest(page_size=OVERVIEW_SUGGESTIONS)))
             context.update(usage=forms.view(account.usage),
                            changes=[forms.view(r) for r in audit.records],
                            pending=[forms.view(s) for s in queued.suggestions],

@@ -28,6 +28,7 @@ from services.agent_memory.model import (
     Edit,
     Entry,
     Explanation,
+    MemoryCount,
     MemoryFilter,
     NewMemory,
     Quotas,
@@ -357,6 +358,21 @@ def account_settings(value: AccountSettings) -> pb.AccountSettings:
                               update_time=_timestamp(value.updated_at),
                               environments=value.environments,
                               quotas=pb.AccountQuotas(**dataclasses.asdict(value.quotas)))
+
+
+MAX_SUMMARY_AGENTS = 100
+
+
+def agent_ids(values: Sequence[str], field: str = "agent_ids") -> list[str]:
+    if len(values) > MAX_SUMMARY_AGENTS:
+        raise InvalidArgument(field, f"at most {MAX_SUMMARY_AGENTS} agents")
+    return [require_id(v, f"{field}[{i}]") for i, v in enumerate(values)]
+
+
+def memory_count(value: MemoryCount) -> pb.MemoryCount:
+    return pb.MemoryCount(agent_id=value.agent_id, scope=_SCOPE_VALUES[value.scope],
+                          kind=_KIND_VALUES[value.kind], memories=value.memories,
+                          last_update_time=_timestamp(value.last_updated_at))
 
 
 def account_usage(value: AccountUsage) -> pb.AccountUsage:

@@ -31,6 +31,7 @@ from services.agent_memory.model import (
     Entry,
     Explanation,
     ImportResult,
+    MemoryCount,
     MemoryFilter,
     NewMemory,
     RecallResult,
@@ -176,6 +177,9 @@ class AgentMemory:
         last = page[-1][0] if len(page) == limit else None
         return ("\n".join(lines) + "\n", len(page),
                 None if last is None else (last.created_at, last.id))
+
+    async def summarize(self, actor: Actor, agents: Sequence[str]) -> list[MemoryCount]:
+        return await self._repository.count_memories(actor, agents, self._clock.now())
 
     async def account_settings(self, actor: Actor) -> AccountSettings:
         return await self._repository.account_settings(actor.account_id)

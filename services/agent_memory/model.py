@@ -182,6 +182,17 @@ class Quotas:
 
 
 @dataclass(frozen=True)
+class MemoryCount:
+    """The live memories of one agent ('' for account and user memories), scope and kind."""
+
+    agent_id: str
+    scope: rules.Scope
+    kind: rules.Kind
+    memories: int
+    last_updated_at: datetime
+
+
+@dataclass(frozen=True)
 class AccountUsage:
     memories: int = 0
     pending_suggestions: int = 0

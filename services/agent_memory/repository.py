@@ -38,6 +38,7 @@ from services.agent_memory.model import (
     AuditRecord,
     Author,
     Entry,
+    MemoryCount,
     MemoryFilter,
     Quotas,
     Role,
@@ -347,6 +348,18 @@ class Repository:
         for row in version_rows:
             by_memory[row["id"]].append(_version(row))
         return [(e, by_memory[e.id]) for e in entries]
+
+    async def count_memories(self, actor: Actor, agents: Sequence[str],
+                             now: datetime) -> list[MemoryCount]:
+        """The live memories ``actor`` sees acting as any of ``agents`` (every agent when
+        empty), counted per agent, scope and kind."""
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT agent_id, scope, kind, count(*) AS memories, max(updated_at) AS last"
+            f" FROM memory_entries WHERE {visible(q, actor, agents=agents)} AND {live(q, now)}"
+            " GROUP BY agent_id, scope, kind ORDER BY agent_id, scope, kind", *q.args)
+        return [MemoryCount(r["agent_id"], Scope(r["scope"]), Kind(r["kind"]), r["memories"],
+                            r["last"]) for r in rows]
 
     # -- settings ------------------------------------------------------------------
 

@@ -206,6 +206,12 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
         found = await self._memory.explain(actor, conversions.memory_id(request.memory_id))
         return conversions.explanation(found)
 
+    async def SummarizeMemories(self, request: pb.SummarizeMemoriesRequest,
+                                context) -> pb.SummarizeMemoriesResponse:
+        actor = conversions.actor(request.principal, agent_required=False)  # agent_ids instead
+        counts = await self._memory.summarize(actor, conversions.agent_ids(request.agent_ids))
+        return pb.SummarizeMemoriesResponse(counts=[conversions.memory_count(c) for c in counts])
+
     async def GetAccountSettings(self, request, context) -> pb.GetAccountSettingsResponse:
         actor = conversions.actor(request.principal, agent_required=False)  # no agent's
         settings = await self._memory.account_settings(actor)

@@ -12,12 +12,14 @@ environment, a caller sees
 - ``private`` memories of its agent *and* its user,
 
 and, where a read asks for them, the ``platform`` rules. A caller without a
-user sees no user or private memory.
+user sees no user or private memory. A read over several agents (the library's
+summary: ``agents``) sees what the caller would see acting as each of them.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
@@ -38,31 +40,39 @@ class Query:
         return f"${len(self.args)}"
 
 
-def _branches(q: Query, actor: Actor, a: str, platform: bool) -> list[str]:
+def _branches(q: Query, actor: Actor, a: str, platform: bool,
+              agents: Sequence[str] | None = None) -> list[str]:
     """The visible rows as disjoint parts, each an equality on (account, environment,
     scope, agent, owner): one index range apiece. (The agent and owner columns of a
-    scope that has none are '' by the table's checks.)"""
+    scope that has none are '' by the table's checks.) ``agents``: those agents' rows
+    instead of the actor's agent's (empty: every agent's)."""
     tenant = (f"{a}account_id = {q(actor.account_id)}"
               f" AND {a}environment = {q(actor.environment)}")
-    agent = q(actor.agent_id)
+    if agents is None:
+        agent = f"{a}agent_id = {q(actor.agent_id)}"
+    elif agents:
+        agent = f"{a}agent_id = ANY({q(list(agents))}::text[])"
+    else:
+        agent = f"{a}agent_id <> ''"
     found = [f"{tenant} AND {a}scope = 'account' AND {a}agent_id = '' AND {a}owner_user_id = ''",
-             f"{tenant} AND {a}scope = 'agent' AND {a}agent_id = {agent}"
-             f" AND {a}owner_user_id = ''"]
+             f"{tenant} AND {a}scope = 'agent' AND {agent} AND {a}owner_user_id = ''"]
     if actor.user_id:  # without a user, no user or private memory is visible
         owner = q(actor.user_id)
         found += [f"{tenant} AND {a}scope = 'user' AND {a}agent_id = ''"
                   f" AND {a}owner_user_id = {owner}",
-                  f"{tenant} AND {a}scope = 'private' AND {a}agent_id = {agent}"
+                  f"{tenant} AND {a}scope = 'private' AND {agent}"
                   f" AND {a}owner_user_id = {owner}"]
     if platform:
         found.append(f"{a}account_id = '' AND {a}environment = '' AND {a}scope = 'platform'")
     return found
 
 
-def visible(q: Query, actor: Actor, alias: str = "", *, platform: bool = False) -> str:
-    """The rows of memory_entries / memory_versions / memory_audit ``actor`` may see."""
+def visible(q: Query, actor: Actor, alias: str = "", *, platform: bool = False,
+            agents: Sequence[str] | None = None) -> str:
+    """The rows of memory_entries / memory_versions / memory_audit ``actor`` may see
+    (with ``agents``: acting as any of those agents, every agent when empty)."""
     a = f"{alias}." if alias else ""
-    return "(" + " OR ".join(f"({b})" for b in _branches(q, actor, a, platform)) + ")"
+    return "(" + " OR ".join(f"({b})" for b in _branches(q, actor, a, platform, agents)) + ")"
 
 
 def visible_page(q: Query, actor: Actor, *, select: str, table: str, where: list[str],

@@ -9,6 +9,8 @@ not be.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 
 from libs.errors import PermissionDenied
@@ -45,6 +47,15 @@ def agent_of(credential: Credential, stated: str, field: str = "caller.agent_id"
                                f"{', '.join(bound)})", reason="AGENT_NOT_ALLOWED",
                                metadata={"field": field})
     return agent
+
+
+def agents_of(credential: Credential, stated: Sequence[str],
+              field: str = "agent_ids") -> list[str]:
+    """The agents a call over several agents covers: the stated ones, if the credential
+    may act as each; none stated, the agents it is bound to ([]: every agent)."""
+    if not stated:
+        return list(credential.agent_ids)
+    return [agent_of(credential, agent, f"{field}[{i}]") for i, agent in enumerate(stated)]
 
 
 def user_of(credential: Credential, stated: str, field: str = "caller.user_id") -> str:
@@ -91,8 +102,13 @@ class Callers:
 
     async def principal(self, context, caller: pb.Caller, *,
                         agent_required: bool = True) -> Principal:
-        principal = principal_of(await self.credential(context), caller,
-                                 agent_required=agent_required)
+        return (await self.identify(context, caller, agent_required=agent_required))[1]
+
+    async def identify(self, context, caller: pb.Caller, *,
+                       agent_required: bool = True) -> tuple[Credential, Principal]:
+        """The call's credential and the principal it may be."""
+        credential = await self.credential(context)
+        principal = principal_of(credential, caller, agent_required=agent_required)
         await self.accounts.check_environment(principal)
-        return principal
+        return credential, principal
 

@@ -8,6 +8,9 @@ import uuid
 
 import grpc
 
+from services.agent_memory import permissions
+from services.agent_memory.model import Role
+from services.agent_memory.rules import Kind, Scope
 from tests.agent_memory.library import (
     OPERATOR_ROLE,
     add,
@@ -281,3 +284,24 @@ async def test_bad_input_names_the_field(memory):
         error = await rpc_error(getattr(memory.stub, method)(request_))
         assert error.code == grpc.StatusCode.INVALID_ARGUMENT, (method, field, error)
         assert field in error.field_violations, (method, field, error.field_violations)
+
+
+async def test_what_a_form_offers_is_exactly_what_the_library_accepts(memory):
+    """permissions.may_write (the library page's choices) against AddMemory itself, for
+    every role, scope and kind, with a user and without."""
+    callers = {Role.AGENT: who, Role.ADMIN: admin}
+    for (role, principal_of), user, scope, kind in (
+            (c, u, s, k) for c in callers.items() for u in ("u1", "")
+            for s in Scope for k in Kind):
+        principal = principal_of(user=user)
+        request = pb.AddMemoryRequest(principal=principal, memory=new(
+            f"The office closes at six on Fridays ({uuid.uuid4().hex[:6]}).",
+            getattr(pb, f"MEMORY_KIND_{kind.name}"),
+            getattr(pb, f"MEMORY_SCOPE_{scope.name}")))
+        offered = permissions.may_write(role, scope, kind, with_user=bool(user))
+        if offered:
+            assert (await memory.stub.AddMemory(request)).memory.id, (role, user, scope, kind)
+        else:
+            refused = await rpc_error(memory.stub.AddMemory(request))
+            assert refused.code in (grpc.StatusCode.PERMISSION_DENIED,
+                                    grpc.StatusCode.INVALID_ARGUMENT), (role, user, scope, kind)

@@ -131,6 +131,27 @@ async def test_grpc_no_credential_but_the_service_key_reads_the_private_memory(
             assert SECRET not in str(answer), (kind.name, method)
 
 
+async def test_grpc_the_summary_counts_only_agents_the_credential_may_act_as(platform, kinds):
+    service = kinds["act_for_users key"].bearer
+    for agent in (AGENT, OTHER_AGENT):
+        await grpc_calls.invoke(platform.grpc, service, "AddMemory", grpc_calls.REQUESTS[
+            "AddMemory"](caller=grpc_calls.caller(agent), memory={
+                "scope": 2, "kind": 4, "content": f"The summary counts {agent}."}))
+
+    async def agents(kind: str, **fields) -> set[str] | dict:
+        answer = await grpc_calls.invoke(platform.grpc, kinds[kind].bearer, "SummarizeMemories",
+                                         grpc_calls.REQUESTS["SummarizeMemories"](**fields))
+        return {c["agentId"] for c in answer["counts"]} if "counts" in answer else answer
+
+    assert {AGENT, OTHER_AGENT} <= await agents("agent key")  # no agent stated: every one
+    assert await agents("agent key", agent_ids=[OTHER_AGENT]) - {""} == {OTHER_AGENT}
+    assert await agents("agent-bound key") - {""} == {AGENT}
+    assert await agents("user token") - {""} == {AGENT}
+    refused = await agents("agent-bound key", agent_ids=[AGENT, OTHER_AGENT])
+    assert _refused(refused, "AGENT_NOT_ALLOWED") and refused["metadata"]["field"] == \
+        "agent_ids[1]", refused
+
+
 # -- REST: every route that takes a caller ---------------------------------------------
 
 
@@ -265,13 +286,13 @@ async def test_the_library_page_signs_in_only_as_who_the_credential_may_be(platf
             as_victim = await _sign_in(http, kind.bearer, AGENT, VICTIM)
             if kind.may_name_users:
                 assert as_victim.status_code == 303, kind.name
-                listing = await http.get(f"/a/{ACCOUNT}/memory")
+                listing = await http.get(f"/a/{ACCOUNT}/memory/memories")
                 assert "spare locker key" in listing.text
                 continue
             assert as_victim.status_code == 403, kind.name
             own = await _sign_in(http, kind.bearer, "" if kind.only_agent else AGENT, "")
             assert own.status_code == 303, (kind.name, own.text[:300])
-            listing = await http.get(f"/a/{ACCOUNT}/memory")
+            listing = await http.get(f"/a/{ACCOUNT}/memory/memories")
             assert listing.status_code == 200 and "spare locker key" not in listing.text
             assert f'value="{kind.own_user}"' in listing.text or not kind.own_user
             if kind.only_agent:

@@ -102,7 +102,7 @@ def suggestion(value: Suggestion) -> pb.Suggestion:
         supersedes_memory_id=str(value.supersedes_memory_id or ""),
         superseded_content=value.superseded_content,
         procedure_id=str(value.procedure_id or ""), memory_id=str(value.memory_id or ""),
-        agent_id=value.agent_id, user_id=value.owner_user_id or "",
+        stored_content=value.stored_content, agent_id=value.agent_id, user_id=value.owner_user_id or "",
         create_time=_time(value.created_at), decide_time=_time(value.decided_at),
         decided_by=memory_conversions.author(value.decided_by) if value.decided_by else None)
 

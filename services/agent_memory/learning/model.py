@@ -83,6 +83,7 @@ class Suggestion:
     superseded_content: str = ""
     procedure_id: UUID | None = None
     memory_id: UUID | None = None
+    stored_content: str = ""  # accepted: the made memory's content now
     decided_at: datetime | None = None
     decided_by: Author | None = None
 

@@ -37,10 +37,14 @@ _SUGGESTION_COLUMNS = (
     " s.key, s.content, s.memory_kind, s.confidence, s.source_kind, s.source_thread_id,"
     " s.source_message_ids, s.source_run_id, s.source_first_offset, s.source_last_offset,"
     " s.supersedes_memory_id, s.procedure_id, s.memory_id, s.created_at, s.decided_at,"
-    " s.decided_by, coalesce(m.content, '') AS superseded_content")
+    " s.decided_by, coalesce(m.content, '') AS superseded_content,"
+    " coalesce(made.content, '') AS stored_content")
+# The memory a supersede suggestion replaces (m) and the one accepting made (made).
 _SUGGESTION_FROM = (
     "learning_suggestions s LEFT JOIN memory_entries m ON m.account_id = s.account_id"
-    " AND m.environment = s.environment AND m.id = s.supersedes_memory_id")
+    " AND m.environment = s.environment AND m.id = s.supersedes_memory_id"
+    " LEFT JOIN memory_entries made ON made.account_id = s.account_id"
+    " AND made.environment = s.environment AND made.id = s.memory_id")
 _PROCEDURE_COLUMNS = (
     "id, account_id, environment, scope, agent_id, owner_user_id, thread_id, run_id,"
     " turn_offset, task, steps, created_at, successes, thumbs_up, thumbs_down, recallable,"
@@ -77,7 +81,8 @@ def _suggestion(row) -> Suggestion:
         confidence=row["confidence"], source=source,
         supersedes_memory_id=row["supersedes_memory_id"],
         superseded_content=row["superseded_content"], procedure_id=row["procedure_id"],
-        memory_id=row["memory_id"], decided_at=row["decided_at"],
+        memory_id=row["memory_id"], stored_content=row["stored_content"],
+        decided_at=row["decided_at"],
         decided_by=_author(row["decided_by"]))
 
 

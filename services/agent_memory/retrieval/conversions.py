@@ -209,7 +209,7 @@ def context(value: Context) -> pb.RetrieveContextResponse:
         tenant_floors=sections.get("tenantFloors", []),
         tenant_entries=sections.get("tenantEntries", []),
         procedures=[pb.ContextProcedure(id=p.procedure.id, task=p.procedure.task,
-                                        steps=p.procedure.steps, tokens=p.tokens)
+                                        steps=p.procedure.steps_text, tokens=p.tokens)
                     for p in value.procedures],
         workspace_entries=sections.get("workspaceEntries", []),
         relevant_episodes=[episode(e.episode, e.tokens) for e in value.episodes],

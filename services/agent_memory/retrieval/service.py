@@ -17,7 +17,8 @@ Sections and where they come from:
 - procedures: the :class:`ProcedureSource` (none until the learning side
   plugs in);
 - workspaceEntries: the search results, each with its trust breakdown;
-- relevantEpisodes: the best episodes the episode leg matched (not this run's);
+- relevantEpisodes: the best episodes the episode leg matched (not this run's, nor
+  a past run that is already there as a procedure);
 - sessionSummary: this run's episode, when the run was recorded; else the
   thread's rolling summary the gateway passed (the request named the thread);
 - sessionEntries: memories whose provenance names this run (and thread, when
@@ -291,15 +292,17 @@ class Retrieval:
         memories("userProfile", fixed_items("userProfile"), lambda i: render.block(i.entry))
         for section in ("platformEntries", "tenantFloors", "tenantEntries"):
             memories(section, fixed_items(section), lambda i: render.rule(i.entry))
-        offered["procedures"] = [Item(render.text(f"- {p.task}: {p.steps}"), p)
-                                 for p in procedures]
+        offered["procedures"] = [Item(render.procedure(p), p) for p in procedures]
+        past_runs = {(p.thread_id, p.run_id) for p in procedures}
         run = {c.entry.id for c in fixed.get("sessionEntries", [])}  # their own section
         memories("workspaceEntries", [i for i in workspace if i.entry.id not in run],
                  lambda i: render.memory(i.entry, i.trust.composite))
         current = run_episode.id if run_episode else None
         offered["relevantEpisodes"] = [
             Item(render.episode(e.outcome, _day(e.finished_at), e.task, e.summary), e)
-            for e in found.episodes if e.id != current][:params.RELEVANT_EPISODES]
+            for e in found.episodes
+            if e.id != current and (e.thread_id, e.run_id) not in past_runs
+        ][:params.RELEVANT_EPISODES]
         summary = _run_summary(run_episode, request.thread_summary)
         offered["sessionSummary"] = [] if summary is None else [
             Item(render.text(summary[0]), summary)]

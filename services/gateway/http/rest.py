@@ -143,6 +143,8 @@ OPERATIONS = [
               "A page of the export (JSON Lines)."),
     Operation("POST", "/v1/memory:import", "library", "ImportMemories",
               "Import JSON Lines (admins)."),
+    Operation("GET", "/v1/memory:summary", "library", "SummarizeMemories",
+              "How many live memories each agent has, by scope and kind."),
     Operation("GET", "/v1/settings/account", "library", "GetAccountSettings",
               "The account's memory settings."),
     Operation("PATCH", "/v1/settings/account", "library", "UpdateAccountSettings",

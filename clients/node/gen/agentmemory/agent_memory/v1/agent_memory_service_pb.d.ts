@@ -1871,6 +1871,92 @@ export declare type ExplainMemoryResponse = Message<"agentmemory.agent_memory.v1
 export declare const ExplainMemoryResponseSchema: GenMessage<ExplainMemoryResponse>;
 
 /**
+ * @generated from message agentmemory.agent_memory.v1.SummarizeMemoriesRequest
+ */
+export declare type SummarizeMemoriesRequest = Message<"agentmemory.agent_memory.v1.SummarizeMemoriesRequest"> & {
+  /**
+   * @generated from field: agentmemory.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * The agents whose agent and private memories are counted, at most 100;
+   * empty: every agent of the account. (The gateway allows only agents the
+   * credential may act as, and fills in a credential's bound agents.)
+   *
+   * @generated from field: repeated string agent_ids = 2;
+   */
+  agentIds: string[];
+};
+
+/**
+ * Describes the message agentmemory.agent_memory.v1.SummarizeMemoriesRequest.
+ * Use `create(SummarizeMemoriesRequestSchema)` to create a new message.
+ */
+export declare const SummarizeMemoriesRequestSchema: GenMessage<SummarizeMemoriesRequest>;
+
+/**
+ * @generated from message agentmemory.agent_memory.v1.SummarizeMemoriesResponse
+ */
+export declare type SummarizeMemoriesResponse = Message<"agentmemory.agent_memory.v1.SummarizeMemoriesResponse"> & {
+  /**
+   * By agent, then scope, then kind.
+   *
+   * @generated from field: repeated agentmemory.agent_memory.v1.MemoryCount counts = 1;
+   */
+  counts: MemoryCount[];
+};
+
+/**
+ * Describes the message agentmemory.agent_memory.v1.SummarizeMemoriesResponse.
+ * Use `create(SummarizeMemoriesResponseSchema)` to create a new message.
+ */
+export declare const SummarizeMemoriesResponseSchema: GenMessage<SummarizeMemoriesResponse>;
+
+/**
+ * The live memories of one agent, scope and kind.
+ *
+ * @generated from message agentmemory.agent_memory.v1.MemoryCount
+ */
+export declare type MemoryCount = Message<"agentmemory.agent_memory.v1.MemoryCount"> & {
+  /**
+   * The agent of agent and private memories; empty for account and user
+   * memories, which every agent of the account (of the user) sees.
+   *
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: agentmemory.agent_memory.v1.MemoryScope scope = 2;
+   */
+  scope: MemoryScope;
+
+  /**
+   * @generated from field: agentmemory.agent_memory.v1.MemoryKind kind = 3;
+   */
+  kind: MemoryKind;
+
+  /**
+   * @generated from field: int64 memories = 4;
+   */
+  memories: bigint;
+
+  /**
+   * The newest update among them.
+   *
+   * @generated from field: google.protobuf.Timestamp last_update_time = 5;
+   */
+  lastUpdateTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message agentmemory.agent_memory.v1.MemoryCount.
+ * Use `create(MemoryCountSchema)` to create a new message.
+ */
+export declare const MemoryCountSchema: GenMessage<MemoryCount>;
+
+/**
  * @generated from message agentmemory.agent_memory.v1.GetAccountSettingsRequest
  */
 export declare type GetAccountSettingsRequest = Message<"agentmemory.agent_memory.v1.GetAccountSettingsRequest"> & {
@@ -2761,6 +2847,22 @@ export declare const AgentMemoryService: GenService<{
     methodKind: "unary";
     input: typeof ExplainMemoryRequestSchema;
     output: typeof ExplainMemoryResponseSchema;
+  },
+  /**
+   * How many live memories (not deleted, superseded or expired) the caller
+   * could see acting as each agent in agent_ids, per agent, scope and kind:
+   * the account's memories, those agents' agent memories, and the user and
+   * private memories of the principal's user (none without a user). What
+   * the library page's overview lists; an agent with no live memory is not
+   * in it. principal.agent_id is not needed. Errors: INVALID_ARGUMENT
+   * (agent_ids).
+   *
+   * @generated from rpc agentmemory.agent_memory.v1.AgentMemoryService.SummarizeMemories
+   */
+  summarizeMemories: {
+    methodKind: "unary";
+    input: typeof SummarizeMemoriesRequestSchema;
+    output: typeof SummarizeMemoriesResponseSchema;
   },
   /**
    * Errors: INVALID_ARGUMENT (principal.*).

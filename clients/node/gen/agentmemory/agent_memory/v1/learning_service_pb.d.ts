@@ -115,6 +115,15 @@ export declare type Suggestion = Message<"agentmemory.agent_memory.v1.Suggestion
    * @generated from field: agentmemory.agent_memory.v1.Author decided_by = 18;
    */
   decidedBy?: Author | undefined;
+
+  /**
+   * Accepted memory and supersede suggestions: the content of the memory
+   * created, as it is now (the reviewer may have changed the suggested text
+   * on accepting, or edited the memory since); empty once it is purged.
+   *
+   * @generated from field: string stored_content = 19;
+   */
+  storedContent: string;
 };
 
 /**

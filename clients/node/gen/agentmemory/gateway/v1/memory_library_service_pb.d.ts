@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Caller } from "./gateway_service_pb.js";
-import type { AccountSettings, AccountUsage, AgentSettings, AuditRecord, Entry, MemoryEdit, MemoryFilter, MemoryVersion, NewMemory } from "../../agent_memory/v1/agent_memory_service_pb.js";
+import type { AccountSettings, AccountUsage, AgentSettings, AuditRecord, Entry, MemoryCount, MemoryEdit, MemoryFilter, MemoryVersion, NewMemory } from "../../agent_memory/v1/agent_memory_service_pb.js";
 import type { FieldMask, Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -615,6 +615,48 @@ export declare type ExplainMemoryResponse = Message<"agentmemory.gateway.v1.Expl
 export declare const ExplainMemoryResponseSchema: GenMessage<ExplainMemoryResponse>;
 
 /**
+ * @generated from message agentmemory.gateway.v1.SummarizeMemoriesRequest
+ */
+export declare type SummarizeMemoriesRequest = Message<"agentmemory.gateway.v1.SummarizeMemoriesRequest"> & {
+  /**
+   * @generated from field: agentmemory.gateway.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Optional: only these agents, at most 100. Empty: every agent the
+   * credential may act as (its bound agents, or every agent of the account).
+   *
+   * @generated from field: repeated string agent_ids = 2;
+   */
+  agentIds: string[];
+};
+
+/**
+ * Describes the message agentmemory.gateway.v1.SummarizeMemoriesRequest.
+ * Use `create(SummarizeMemoriesRequestSchema)` to create a new message.
+ */
+export declare const SummarizeMemoriesRequestSchema: GenMessage<SummarizeMemoriesRequest>;
+
+/**
+ * @generated from message agentmemory.gateway.v1.SummarizeMemoriesResponse
+ */
+export declare type SummarizeMemoriesResponse = Message<"agentmemory.gateway.v1.SummarizeMemoriesResponse"> & {
+  /**
+   * By agent, then scope, then kind.
+   *
+   * @generated from field: repeated agentmemory.agent_memory.v1.MemoryCount counts = 1;
+   */
+  counts: MemoryCount[];
+};
+
+/**
+ * Describes the message agentmemory.gateway.v1.SummarizeMemoriesResponse.
+ * Use `create(SummarizeMemoriesResponseSchema)` to create a new message.
+ */
+export declare const SummarizeMemoriesResponseSchema: GenMessage<SummarizeMemoriesResponse>;
+
+/**
  * @generated from message agentmemory.gateway.v1.GetAccountSettingsRequest
  */
 export declare type GetAccountSettingsRequest = Message<"agentmemory.gateway.v1.GetAccountSettingsRequest"> & {
@@ -933,6 +975,22 @@ export declare const MemoryLibraryService: GenService<{
     methodKind: "unary";
     input: typeof ExplainMemoryRequestSchema;
     output: typeof ExplainMemoryResponseSchema;
+  },
+  /**
+   * How many live memories the caller could see acting as each agent it may
+   * act as, per agent, scope and kind: the account's memories, every such
+   * agent's agent memories, and the user and private memories of the
+   * caller's user (none without a user). An agent with no live memory is not
+   * listed. caller.agent_id is optional. PERMISSION_DENIED
+   * (AGENT_NOT_ALLOWED) for an agent in agent_ids the credential may not act
+   * as.
+   *
+   * @generated from rpc agentmemory.gateway.v1.MemoryLibraryService.SummarizeMemories
+   */
+  summarizeMemories: {
+    methodKind: "unary";
+    input: typeof SummarizeMemoriesRequestSchema;
+    output: typeof SummarizeMemoriesResponseSchema;
   },
   /**
    * No errors of its own.

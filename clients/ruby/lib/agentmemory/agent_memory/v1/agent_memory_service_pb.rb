@@ -319,6 +319,20 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       repeated :audit, :message, 3, "agentmemory.agent_memory.v1.AuditRecord"
       repeated :supersedes, :string, 4
     end
+    add_message "agentmemory.agent_memory.v1.SummarizeMemoriesRequest" do
+      optional :principal, :message, 1, "agentmemory.common.v1.Principal"
+      repeated :agent_ids, :string, 2
+    end
+    add_message "agentmemory.agent_memory.v1.SummarizeMemoriesResponse" do
+      repeated :counts, :message, 1, "agentmemory.agent_memory.v1.MemoryCount"
+    end
+    add_message "agentmemory.agent_memory.v1.MemoryCount" do
+      optional :agent_id, :string, 1
+      optional :scope, :enum, 2, "agentmemory.agent_memory.v1.MemoryScope"
+      optional :kind, :enum, 3, "agentmemory.agent_memory.v1.MemoryKind"
+      optional :memories, :int64, 4
+      optional :last_update_time, :message, 5, "google.protobuf.Timestamp"
+    end
     add_message "agentmemory.agent_memory.v1.GetAccountSettingsRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"
     end
@@ -484,6 +498,9 @@ module Agentmemory
       ImportMemoriesResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ImportMemoriesResponse").msgclass
       ExplainMemoryRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ExplainMemoryRequest").msgclass
       ExplainMemoryResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ExplainMemoryResponse").msgclass
+      SummarizeMemoriesRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.SummarizeMemoriesRequest").msgclass
+      SummarizeMemoriesResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.SummarizeMemoriesResponse").msgclass
+      MemoryCount = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.MemoryCount").msgclass
       GetAccountSettingsRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetAccountSettingsRequest").msgclass
       GetAccountSettingsResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetAccountSettingsResponse").msgclass
       AccountUsage = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AccountUsage").msgclass

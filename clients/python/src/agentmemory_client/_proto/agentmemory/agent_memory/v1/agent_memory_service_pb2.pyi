@@ -778,6 +778,34 @@ class ExplainMemoryResponse(_message.Message):
     supersedes: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, memory: _Optional[_Union[Entry, _Mapping]] = ..., versions: _Optional[_Iterable[_Union[MemoryVersion, _Mapping]]] = ..., audit: _Optional[_Iterable[_Union[AuditRecord, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class SummarizeMemoriesRequest(_message.Message):
+    __slots__ = ("principal", "agent_ids")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    AGENT_IDS_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    agent_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., agent_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SummarizeMemoriesResponse(_message.Message):
+    __slots__ = ("counts",)
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.RepeatedCompositeFieldContainer[MemoryCount]
+    def __init__(self, counts: _Optional[_Iterable[_Union[MemoryCount, _Mapping]]] = ...) -> None: ...
+
+class MemoryCount(_message.Message):
+    __slots__ = ("agent_id", "scope", "kind", "memories", "last_update_time")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    LAST_UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    scope: MemoryScope
+    kind: MemoryKind
+    memories: int
+    last_update_time: _timestamp_pb2.Timestamp
+    def __init__(self, agent_id: _Optional[str] = ..., scope: _Optional[_Union[MemoryScope, str]] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., memories: _Optional[int] = ..., last_update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class GetAccountSettingsRequest(_message.Message):
     __slots__ = ("principal",)
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]

@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test topology proto lint bench clean
+.PHONY: install run test topology proto lint docs bench clean
 
 install: $(STAMP)
 
@@ -39,6 +39,11 @@ lint: $(STAMP)
 	$(BIN)/buf lint
 	$(BIN)/ruff check .
 
+# The manual (docs/, mkdocs.yml) as a static site in site/, built offline; --strict fails on
+# a broken link or a page left out of the nav.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 bench: $(STAMP)
 	$(BIN)/python -m bench.journal_bench
 	$(BIN)/python -m bench.agent_memory_bench
@@ -50,4 +55,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.sdk_bench
 
 clean:
-	rm -rf $(VENV) data .pytest_cache
+	rm -rf $(VENV) data site .pytest_cache

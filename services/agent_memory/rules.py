@@ -2,8 +2,8 @@
 pinning, recall, decay and settings bounds.
 
 Seed 000's three categories keep their numbers exactly; seed 002's types,
-rules and blocks have limits of their own (documented in the README's kind
-table, which mirrors ``RULES``). None of these is configurable per account or
+rules and blocks have limits of their own (documented in the kind table of
+docs/concepts.md, which mirrors ``RULES``). None of these is configurable per account or
 agent; the account settings are in ``SETTINGS_*``.
 """
 

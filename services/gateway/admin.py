@@ -7,8 +7,8 @@
     revoke-key --id KEY_ID
     key-events --account ACME [--limit N]
 
-What each kind of key may do is in ``services/gateway/keys.py`` (and the
-README's "Credentials"); the same operations are KeyService's RPCs for an
+What each kind of key may do is in ``services/gateway/keys.py`` (and
+docs/credentials.md); the same operations are KeyService's RPCs for an
 account's admin keys. Reads ``GATEWAY_POSTGRES_DSN`` like the gateway (and
 applies its migrations).
 """

@@ -1,6 +1,6 @@
 """Through the gateway, the whole platform running: retried tool calls are idempotent,
 tool calls resolve in their own thread, thread metadata is stored, DeleteThread keeps
-what the README says, bad input is INVALID_ARGUMENT naming the field, and every service
+what docs/gateway.md says, bad input is INVALID_ARGUMENT naming the field, and every service
 serves Prometheus metrics that move with the calls."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Request bounds and defaults, fusion, the five score factors and their
 normalisations, the adaptive threshold, trust and its parts. Every one is
-documented in the README's retrieval section; tests check the arithmetic
+documented in docs/retrieval.md (trust in docs/concepts.md); tests check the arithmetic
 against hand-computed values.
 """
 
@@ -33,7 +33,7 @@ LEGS = ("vector", "fulltext", "entity", "episode", "graph", "type")
 LEG_LABELS = {"vector": "Vector", "fulltext": "FullText", "entity": "Entity",
               "episode": "Episode", "graph": "Graph", "type": "Type"}
 # Fit on the tuning splits of bench/retrieval_quality.py (conversation turns and short
-# facts; the README has the figures and the ablation): the vector leg counts double, the
+# facts; docs/benchmarks.md has the figures and the ablation): the vector leg counts double, the
 # keyword leg half; the entity leg at 1 and the graph leg at all cost rank on both kinds
 # of data; the episode and type legs find nothing there, so nothing shows they earn 1.
 LEG_WEIGHTS = {"vector": 2.0, "fulltext": 0.5, "entity": 0.5, "episode": 0.5, "graph": 0.0,

@@ -41,6 +41,9 @@ LEG_WEIGHTS = {"vector": 2.0, "fulltext": 0.5, "entity": 0.5, "episode": 0.5, "g
 # The keyword leg keeps the hits scoring at least this fraction of its best BM25 score: a
 # memory sharing one common word with the query is not a match worth a rank.
 KEYWORD_FLOOR = 0.2
+# A hit's contribution to the fusion is scaled by its closeness to its leg's best hit of
+# the query, to this power (fusion.rrf); legs not named here are plain weighted RRF.
+CLOSENESS_POWERS = {"vector": 0.0, "fulltext": 0.0}
 
 
 def leg_depth(top_n: int) -> int:

@@ -98,7 +98,7 @@ def test_short_queries_naming_one_kind_are_routed():
 def test_weighted_score_matches_hand_computation():
     old = entry(B, created=NOW - timedelta(days=30), importance=0.9, confidence=1.0)
     new = entry(A, created=NOW, importance=0.2, confidence=0.5)
-    fused = fusion.rrf({"vector": [Hit(A, 0.8), Hit(B, 0.7)]}, {}, 60)
+    fused = fusion.rrf({"vector": [Hit(A, 0.8), Hit(B, 0.7)]}, {}, 60, powers={})  # plain RRF
     pairs = [(Candidate(new, signals(recall_count=20)), fused[0]),
              (Candidate(old, signals(recall_count=1)), fused[1])]
     scored = {s.candidate.entry.id: s for s in scoring.score(pairs, Overrides(), NOW, None)}

@@ -153,7 +153,7 @@ async def test_all_legs_fuse_and_nothing_found_is_empty(retrieval):
     assert top.rrf_score == sum(leg.rrf_contribution for leg in top.legs)
     # Each leg's contribution is its default weight / (60 + rank + 1), times (vector and
     # keyword legs) its closeness to the leg's best hit to a power: all of it at the best.
-    weights = {"Vector": 2.0, "FullText": 0.5, "Entity": 0.5, "Episode": 0.5}
+    weights = {"Vector": 1.5, "FullText": 1.25, "Entity": 0.5, "Episode": 0.5}
     for leg in top.legs:
         plain = weights[leg.leg] / (61 + leg.rank)
         if leg.rank == 0 or leg.leg in ("Entity", "Episode"):

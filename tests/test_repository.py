@@ -28,6 +28,12 @@ def test_buf_lint_is_clean():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_mypy_finds_no_type_errors_in_libs_and_services():
+    # The files and settings are pyproject.toml's [tool.mypy], as `make lint` runs it.
+    done = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_generated_code_matches_the_protos(tmp_path):
     gen_protos.generate(tmp_path)
     committed = ROOT / "gen" / "python"

@@ -43,10 +43,11 @@ def generate(out: Path) -> None:
         f"--grpc_python_out={out}",
         # The type stubs mypy checks libs/ and services/ against (pyproject.toml): the
         # messages', and the stubs' and servicers' in their grpc.aio form only, since every
-        # caller and server here is asyncio.
+        # caller and server here is asyncio. Servicer methods are concrete, as at run time
+        # (an RPC not overridden answers UNIMPLEMENTED).
         f"--plugin=protoc-gen-mypy={_plugin('protoc-gen-mypy')}", f"--mypy_out=quiet:{out}",
         f"--plugin=protoc-gen-mypy_grpc={_plugin('protoc-gen-mypy_grpc')}",
-        f"--mypy_grpc_out=quiet,only_async:{out}",
+        f"--mypy_grpc_out=quiet,only_async,generate_concrete_servicer_stubs:{out}",
         # The comments, for what documents the API at run time (libs/proto_docs.py):
         # the OpenAPI document's descriptions and what gRPC reflection shows.
         f"--descriptor_set_out={out / DESCRIPTORS}", "--include_source_info",

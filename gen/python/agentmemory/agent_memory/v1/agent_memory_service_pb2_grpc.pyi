@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as _agent_memory_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 import builtins as _builtins
 import sys
 
@@ -189,7 +188,7 @@ class AgentMemoryServiceStub:
     def SetAgentSettings(self) -> _aio.UnaryUnaryMultiCallable[_agent_memory_service_pb2.SetAgentSettingsRequest, _agent_memory_service_pb2.SetAgentSettingsResponse]:
         """Deprecated: UpdateAgentSettings with update_mask "memory_bound"."""
 
-class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
+class AgentMemoryServiceServicer:
     """Agent memory: every memory of an account, and its history. PostgreSQL is
     the authority; a Qdrant collection per (account, environment, embedder) is
     an asynchronous projection of the live memories used for hybrid recall.
@@ -215,7 +214,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     memory off, UNAVAILABLE (reason POSTGRES_UNAVAILABLE).
     """
 
-    @_abc_1.abstractmethod
     def Store(
         self,
         request: _agent_memory_service_pb2.StoreRequest,
@@ -231,7 +229,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         FAILED_PRECONDITION (MEMORY_DISABLED).
         """
 
-    @_abc_1.abstractmethod
     def Recall(
         self,
         request: _agent_memory_service_pb2.RecallRequest,
@@ -241,7 +238,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors: INVALID_ARGUMENT (query), FAILED_PRECONDITION (MEMORY_DISABLED).
         """
 
-    @_abc_1.abstractmethod
     def Forget(
         self,
         request: _agent_memory_service_pb2.ForgetRequest,
@@ -251,7 +247,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         agent's shared one; the key is free again at once.
         """
 
-    @_abc_1.abstractmethod
     def ListPinned(
         self,
         request: _agent_memory_service_pb2.ListPinnedRequest,
@@ -264,7 +259,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         (principal.*).
         """
 
-    @_abc_1.abstractmethod
     def WatchPinnedChanges(
         self,
         request: _agent_memory_service_pb2.WatchPinnedChangesRequest,
@@ -281,7 +275,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         changes. Names accounts only, never memory content.
         """
 
-    @_abc_1.abstractmethod
     def GetEntry(
         self,
         request: _agent_memory_service_pb2.GetEntryRequest,
@@ -289,7 +282,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_agent_memory_service_pb2.GetEntryResponse]:
         """Errors: INVALID_ARGUMENT (key), NOT_FOUND (reason ENTRY_NOT_FOUND)."""
 
-    @_abc_1.abstractmethod
     def ListEntries(
         self,
         request: _agent_memory_service_pb2.ListEntriesRequest,
@@ -299,7 +291,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         page_token, categories).
         """
 
-    @_abc_1.abstractmethod
     def RunHygiene(
         self,
         request: _agent_memory_service_pb2.RunHygieneRequest,
@@ -309,7 +300,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         runs daily).
         """
 
-    @_abc_1.abstractmethod
     def Reindex(
         self,
         request: _agent_memory_service_pb2.ReindexRequest,
@@ -317,7 +307,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.AsyncIterator[_agent_memory_service_pb2.ReindexResponse]:
         """Operator: rebuild the caller's collection from PostgreSQL, with progress."""
 
-    @_abc_1.abstractmethod
     def ListMemories(
         self,
         request: _agent_memory_service_pb2.ListMemoriesRequest,
@@ -327,7 +316,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         INVALID_ARGUMENT (filter.*, page_size, page_token).
         """
 
-    @_abc_1.abstractmethod
     def GetMemory(
         self,
         request: _agent_memory_service_pb2.GetMemoryRequest,
@@ -337,7 +325,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         (reason MEMORY_NOT_FOUND, also for memories the caller cannot see).
         """
 
-    @_abc_1.abstractmethod
     def AddMemory(
         self,
         request: _agent_memory_service_pb2.AddMemoryRequest,
@@ -350,7 +337,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         FAILED_PRECONDITION (MEMORY_DISABLED).
         """
 
-    @_abc_1.abstractmethod
     def EditMemory(
         self,
         request: _agent_memory_service_pb2.EditMemoryRequest,
@@ -363,7 +349,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         MEMORY_DISABLED), ALREADY_EXISTS (KEY_IN_USE).
         """
 
-    @_abc_1.abstractmethod
     def DeleteMemory(
         self,
         request: _agent_memory_service_pb2.DeleteMemoryRequest,
@@ -374,7 +359,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         MEMORY_DELETED).
         """
 
-    @_abc_1.abstractmethod
     def RestoreMemory(
         self,
         request: _agent_memory_service_pb2.RestoreMemoryRequest,
@@ -386,7 +370,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         RESOURCE_EXHAUSTED (CAPACITY_EXCEEDED).
         """
 
-    @_abc_1.abstractmethod
     def RollbackMemory(
         self,
         request: _agent_memory_service_pb2.RollbackMemoryRequest,
@@ -399,7 +382,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         MEMORY_DISABLED), ALREADY_EXISTS (KEY_IN_USE), RESOURCE_EXHAUSTED.
         """
 
-    @_abc_1.abstractmethod
     def SupersedeMemory(
         self,
         request: _agent_memory_service_pb2.SupersedeMemoryRequest,
@@ -412,7 +394,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         MEMORY_SUPERSEDED, MEMORY_DISABLED).
         """
 
-    @_abc_1.abstractmethod
     def ListAudit(
         self,
         request: _agent_memory_service_pb2.ListAuditRequest,
@@ -422,7 +403,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         (settings changes included), newest first. Errors: INVALID_ARGUMENT.
         """
 
-    @_abc_1.abstractmethod
     def ExportMemories(
         self,
         request: _agent_memory_service_pb2.ExportMemoriesRequest,
@@ -432,7 +412,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         JSON Lines, a page at a time. Errors: INVALID_ARGUMENT.
         """
 
-    @_abc_1.abstractmethod
     def ImportMemories(
         self,
         request: _agent_memory_service_pb2.ImportMemoriesRequest,
@@ -445,7 +424,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         RESOURCE_EXHAUSTED, FAILED_PRECONDITION (MEMORY_DISABLED).
         """
 
-    @_abc_1.abstractmethod
     def ExplainMemory(
         self,
         request: _agent_memory_service_pb2.ExplainMemoryRequest,
@@ -455,7 +433,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         versions, supersede links and audit. Errors: NOT_FOUND.
         """
 
-    @_abc_1.abstractmethod
     def SummarizeMemories(
         self,
         request: _agent_memory_service_pb2.SummarizeMemoriesRequest,
@@ -470,7 +447,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         (agent_ids).
         """
 
-    @_abc_1.abstractmethod
     def GetAccountSettings(
         self,
         request: _agent_memory_service_pb2.GetAccountSettingsRequest,
@@ -478,7 +454,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_agent_memory_service_pb2.GetAccountSettingsResponse]:
         """Errors: INVALID_ARGUMENT (principal.*)."""
 
-    @_abc_1.abstractmethod
     def UpdateAccountSettings(
         self,
         request: _agent_memory_service_pb2.UpdateAccountSettingsRequest,
@@ -488,7 +463,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         settings.*).
         """
 
-    @_abc_1.abstractmethod
     def GetAgentSettings(
         self,
         request: _agent_memory_service_pb2.GetAgentSettingsRequest,
@@ -499,7 +473,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors: INVALID_ARGUMENT (principal.*).
         """
 
-    @_abc_1.abstractmethod
     def UpdateAgentSettings(
         self,
         request: _agent_memory_service_pb2.UpdateAgentSettingsRequest,
@@ -510,7 +483,6 @@ class AgentMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         """
 
     @_deprecated("""Deprecated: UpdateAgentSettings with update_mask "memory_bound".""")
-    @_abc_1.abstractmethod
     def SetAgentSettings(
         self,
         request: _agent_memory_service_pb2.SetAgentSettingsRequest,

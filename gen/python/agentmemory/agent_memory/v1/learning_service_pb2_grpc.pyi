@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.agent_memory.v1 import learning_service_pb2 as _learning_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -80,7 +79,7 @@ class LearningServiceStub:
     the procedures the run recalled. The latest rating of a run wins.
     """
 
-class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
+class LearningServiceServicer:
     """Learning from runs (seed 004), in agent memory. Agent memory follows the
     journal's run boundaries; when a run finishes it extracts bounded facts
     (saved at once or queued as suggestions, per the agent's extraction mode),
@@ -103,7 +102,6 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
     UNAVAILABLE (POSTGRES_UNAVAILABLE).
     """
 
-    @_abc_1.abstractmethod
     def ListSuggestions(
         self,
         request: _learning_service_pb2.ListSuggestionsRequest,
@@ -111,7 +109,6 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_learning_service_pb2.ListSuggestionsResponse]:
         """Newest first; pending ones unless `status` says otherwise."""
 
-    @_abc_1.abstractmethod
     def AcceptSuggestion(
         self,
         request: _learning_service_pb2.AcceptSuggestionRequest,
@@ -127,7 +124,6 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
         (CAPACITY_EXCEEDED), ALREADY_EXISTS (KEY_IN_USE).
         """
 
-    @_abc_1.abstractmethod
     def RejectSuggestion(
         self,
         request: _learning_service_pb2.RejectSuggestionRequest,
@@ -138,7 +134,6 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
         (SUGGESTION_DECIDED).
         """
 
-    @_abc_1.abstractmethod
     def ListProcedures(
         self,
         request: _learning_service_pb2.ListProceduresRequest,
@@ -146,7 +141,6 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_learning_service_pb2.ListProceduresResponse]:
         """The agent's procedures the caller can see, newest first."""
 
-    @_abc_1.abstractmethod
     def DeleteProcedure(
         self,
         request: _learning_service_pb2.DeleteProcedureRequest,
@@ -159,7 +153,6 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
         (PROCEDURE_NOT_OWNED).
         """
 
-    @_abc_1.abstractmethod
     def ListLearningAudit(
         self,
         request: _learning_service_pb2.ListLearningAuditRequest,
@@ -167,7 +160,6 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_learning_service_pb2.ListLearningAuditResponse]:
         """The learning audit trail the caller can see, newest first."""
 
-    @_abc_1.abstractmethod
     def HoldRunCredentials(
         self,
         request: _learning_service_pb2.HoldRunCredentialsRequest,
@@ -179,7 +171,6 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
         a run whose credentials are no longer held (a restart) skips the run.
         """
 
-    @_abc_1.abstractmethod
     def RecallProcedures(
         self,
         request: _learning_service_pb2.RecallProceduresRequest,
@@ -190,7 +181,6 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
         recall is recorded for scoring.
         """
 
-    @_abc_1.abstractmethod
     def RecordRunFeedback(
         self,
         request: _learning_service_pb2.RecordRunFeedbackRequest,

@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.agent_memory.v1 import retrieval_pb2 as _retrieval_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -78,7 +77,7 @@ class RetrievalServiceStub:
     (MEMORY_DISABLED), RESOURCE_EXHAUSTED (QUOTA_EXCEEDED: receipts_per_day).
     """
 
-class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
+class RetrievalServiceServicer:
     """Retrieval (seed 002, "Search and context compilation"): a compiled,
     prompt-ready context for a task, with a receipt of exactly what was
     delivered; feedback and outcomes credited through that receipt; and the
@@ -96,7 +95,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
     the account's memories and its user's (seed 002 without applicationId).
     """
 
-    @_abc_1.abstractmethod
     def RetrieveContext(
         self,
         request: _retrieval_pb2.RetrieveContextRequest,
@@ -113,7 +111,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
         tenant floors, the tokens needed in the metadata as required_tokens).
         """
 
-    @_abc_1.abstractmethod
     def RecordFeedback(
         self,
         request: _retrieval_pb2.RecordFeedbackRequest,
@@ -125,7 +122,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
         delivered by the receipt), ALREADY_EXISTS (REQUEST_ID_REUSED).
         """
 
-    @_abc_1.abstractmethod
     def RecordOutcome(
         self,
         request: _retrieval_pb2.RecordOutcomeRequest,
@@ -136,7 +132,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
         nothing. Idempotent per (receipt, request_id). Errors: as RecordFeedback.
         """
 
-    @_abc_1.abstractmethod
     def GetReceipt(
         self,
         request: _retrieval_pb2.GetReceiptRequest,
@@ -146,7 +141,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
         another caller's receipt).
         """
 
-    @_abc_1.abstractmethod
     def RecordEpisode(
         self,
         request: _retrieval_pb2.RecordEpisodeRequest,
@@ -158,7 +152,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
         FAILED_PRECONDITION (MEMORY_DISABLED).
         """
 
-    @_abc_1.abstractmethod
     def RetrieveRelevantMemories(
         self,
         request: _retrieval_pb2.RetrieveRelevantMemoriesRequest,

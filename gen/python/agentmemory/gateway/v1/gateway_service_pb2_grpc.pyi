@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.gateway.v1 import gateway_service_pb2 as _gateway_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -34,20 +33,18 @@ class GatewayServiceStub:
     PurgeThread: _aio.UnaryUnaryMultiCallable[_gateway_service_pb2.PurgeThreadRequest, _gateway_service_pb2.PurgeThreadResponse]
     """Deletes the thread and everything derived from it."""
 
-class GatewayServiceServicer(metaclass=_abc_1.ABCMeta):
+class GatewayServiceServicer:
     """The public surface. Callers authenticate with `authorization: Bearer <key>`;
     the key fixes the account. Another account's thread or agent is NOT_FOUND,
     never a hint that it exists.
     """
 
-    @_abc_1.abstractmethod
     def AppendMessages(
         self,
         request: _gateway_service_pb2.AppendMessagesRequest,
         context: _aio.ServicerContext[_gateway_service_pb2.AppendMessagesRequest, _abc.Awaitable[_gateway_service_pb2.AppendMessagesResponse]],
     ) -> _abc.Awaitable[_gateway_service_pb2.AppendMessagesResponse]: ...
 
-    @_abc_1.abstractmethod
     def BuildContext(
         self,
         request: _gateway_service_pb2.BuildContextRequest,
@@ -58,21 +55,18 @@ class GatewayServiceServicer(metaclass=_abc_1.ABCMeta):
         past runs, summary, window.
         """
 
-    @_abc_1.abstractmethod
     def ListTools(
         self,
         request: _gateway_service_pb2.ListToolsRequest,
         context: _aio.ServicerContext[_gateway_service_pb2.ListToolsRequest, _abc.Awaitable[_gateway_service_pb2.ListToolsResponse]],
     ) -> _abc.Awaitable[_gateway_service_pb2.ListToolsResponse]: ...
 
-    @_abc_1.abstractmethod
     def CallTool(
         self,
         request: _gateway_service_pb2.CallToolRequest,
         context: _aio.ServicerContext[_gateway_service_pb2.CallToolRequest, _abc.Awaitable[_gateway_service_pb2.CallToolResponse]],
     ) -> _abc.Awaitable[_gateway_service_pb2.CallToolResponse]: ...
 
-    @_abc_1.abstractmethod
     def UpdateThread(
         self,
         request: _gateway_service_pb2.UpdateThreadRequest,
@@ -80,7 +74,6 @@ class GatewayServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_gateway_service_pb2.UpdateThreadResponse]:
         """Replaces the thread's stored metadata (e.g. config.max_working_memory_messages)."""
 
-    @_abc_1.abstractmethod
     def DeleteThread(
         self,
         request: _gateway_service_pb2.DeleteThreadRequest,
@@ -88,7 +81,6 @@ class GatewayServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_gateway_service_pb2.DeleteThreadResponse]:
         """Removes the thread record only (journal, summary and cache remain)."""
 
-    @_abc_1.abstractmethod
     def PurgeThread(
         self,
         request: _gateway_service_pb2.PurgeThreadRequest,

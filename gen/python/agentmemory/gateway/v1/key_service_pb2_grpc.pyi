@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.gateway.v1 import key_service_pb2 as _key_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -72,7 +71,7 @@ class KeyServiceStub:
     ListKeyEvents: _aio.UnaryUnaryMultiCallable[_key_service_pb2.ListKeyEventsRequest, _key_service_pb2.ListKeyEventsResponse]
     """What was done with the account's credentials, newest first."""
 
-class KeyServiceServicer(metaclass=_abc_1.ABCMeta):
+class KeyServiceServicer:
     """An account's credentials: API keys and the short-lived user tokens they
     mint. Every request carries one (`authorization: Bearer <key or token>`);
     it fixes the account and role, and says which agents and users the caller
@@ -103,7 +102,6 @@ class KeyServiceServicer(metaclass=_abc_1.ABCMeta):
     UNAVAILABLE (POSTGRES_UNAVAILABLE).
     """
 
-    @_abc_1.abstractmethod
     def CreateKey(
         self,
         request: _key_service_pb2.CreateKeyRequest,
@@ -115,7 +113,6 @@ class KeyServiceServicer(metaclass=_abc_1.ABCMeta):
         the caller's own).
         """
 
-    @_abc_1.abstractmethod
     def ListKeys(
         self,
         request: _key_service_pb2.ListKeysRequest,
@@ -123,7 +120,6 @@ class KeyServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_key_service_pb2.ListKeysResponse]:
         """The account's keys, revoked ones included, oldest first. Never secrets."""
 
-    @_abc_1.abstractmethod
     def RotateKey(
         self,
         request: _key_service_pb2.RotateKeyRequest,
@@ -134,7 +130,6 @@ class KeyServiceServicer(metaclass=_abc_1.ABCMeta):
         (KEY_NOT_FOUND: no active key of this account with that id).
         """
 
-    @_abc_1.abstractmethod
     def RevokeKey(
         self,
         request: _key_service_pb2.RevokeKeyRequest,
@@ -146,7 +141,6 @@ class KeyServiceServicer(metaclass=_abc_1.ABCMeta):
         NOT_FOUND (KEY_NOT_FOUND).
         """
 
-    @_abc_1.abstractmethod
     def MintUserToken(
         self,
         request: _key_service_pb2.MintUserTokenRequest,
@@ -158,7 +152,6 @@ class KeyServiceServicer(metaclass=_abc_1.ABCMeta):
         AGENT_NOT_ALLOWED.
         """
 
-    @_abc_1.abstractmethod
     def ListKeyEvents(
         self,
         request: _key_service_pb2.ListKeyEventsRequest,

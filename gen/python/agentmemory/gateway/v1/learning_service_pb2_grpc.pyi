@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.gateway.v1 import learning_service_pb2 as _learning_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -29,7 +28,7 @@ class LearningServiceStub:
     DeleteProcedure: _aio.UnaryUnaryMultiCallable[_learning_service_pb2.DeleteProcedureRequest, _learning_service_pb2.DeleteProcedureResponse]
     ListLearningAudit: _aio.UnaryUnaryMultiCallable[_learning_service_pb2.ListLearningAuditRequest, _learning_service_pb2.ListLearningAuditResponse]
 
-class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
+class LearningServiceServicer:
     """The agent's Learning tab: suggestions (extracted memories, supersedes,
     skills) to accept or reject, procedures to list and delete, and the
     learning audit trail. Served by the gateway with its authentication; every
@@ -38,42 +37,36 @@ class LearningServiceServicer(metaclass=_abc_1.ABCMeta):
     `principal`), and whose comments give each call's rules and errors.
     """
 
-    @_abc_1.abstractmethod
     def ListSuggestions(
         self,
         request: _learning_service_pb2.ListSuggestionsRequest,
         context: _aio.ServicerContext[_learning_service_pb2.ListSuggestionsRequest, _abc.Awaitable[_learning_service_pb2.ListSuggestionsResponse]],
     ) -> _abc.Awaitable[_learning_service_pb2.ListSuggestionsResponse]: ...
 
-    @_abc_1.abstractmethod
     def AcceptSuggestion(
         self,
         request: _learning_service_pb2.AcceptSuggestionRequest,
         context: _aio.ServicerContext[_learning_service_pb2.AcceptSuggestionRequest, _abc.Awaitable[_learning_service_pb2.AcceptSuggestionResponse]],
     ) -> _abc.Awaitable[_learning_service_pb2.AcceptSuggestionResponse]: ...
 
-    @_abc_1.abstractmethod
     def RejectSuggestion(
         self,
         request: _learning_service_pb2.RejectSuggestionRequest,
         context: _aio.ServicerContext[_learning_service_pb2.RejectSuggestionRequest, _abc.Awaitable[_learning_service_pb2.RejectSuggestionResponse]],
     ) -> _abc.Awaitable[_learning_service_pb2.RejectSuggestionResponse]: ...
 
-    @_abc_1.abstractmethod
     def ListProcedures(
         self,
         request: _learning_service_pb2.ListProceduresRequest,
         context: _aio.ServicerContext[_learning_service_pb2.ListProceduresRequest, _abc.Awaitable[_learning_service_pb2.ListProceduresResponse]],
     ) -> _abc.Awaitable[_learning_service_pb2.ListProceduresResponse]: ...
 
-    @_abc_1.abstractmethod
     def DeleteProcedure(
         self,
         request: _learning_service_pb2.DeleteProcedureRequest,
         context: _aio.ServicerContext[_learning_service_pb2.DeleteProcedureRequest, _abc.Awaitable[_learning_service_pb2.DeleteProcedureResponse]],
     ) -> _abc.Awaitable[_learning_service_pb2.DeleteProcedureResponse]: ...
 
-    @_abc_1.abstractmethod
     def ListLearningAudit(
         self,
         request: _learning_service_pb2.ListLearningAuditRequest,

@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.gateway.v1 import memory_library_service_pb2 as _memory_library_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -104,7 +103,7 @@ class MemoryLibraryServiceStub:
     GATEWAY_SETTINGS_CACHE_SECONDS).
     """
 
-class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
+class MemoryLibraryServiceServicer:
     """The memory library: browse, fix and move what agents remember. Served by
     the gateway next to GatewayService, with the same authentication
     (`authorization: Bearer <key>`; the key fixes the account and the role).
@@ -124,7 +123,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
     (AGENT_MEMORY_UNAVAILABLE). Each call lists its own on top of these.
     """
 
-    @_abc_1.abstractmethod
     def ListMemories(
         self,
         request: _memory_library_service_pb2.ListMemoriesRequest,
@@ -134,7 +132,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         include deleted/superseded, as of a time.
         """
 
-    @_abc_1.abstractmethod
     def GetMemory(
         self,
         request: _memory_library_service_pb2.GetMemoryRequest,
@@ -144,7 +141,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         caller cannot see.
         """
 
-    @_abc_1.abstractmethod
     def AddMemory(
         self,
         request: _memory_library_service_pb2.AddMemoryRequest,
@@ -155,7 +151,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         SENSITIVE_CONTENT_WITHOUT_USER).
         """
 
-    @_abc_1.abstractmethod
     def EditMemory(
         self,
         request: _memory_library_service_pb2.EditMemoryRequest,
@@ -165,7 +160,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         MEMORY_DELETED, MEMORY_SUPERSEDED), ALREADY_EXISTS (KEY_IN_USE).
         """
 
-    @_abc_1.abstractmethod
     def DeleteMemory(
         self,
         request: _memory_library_service_pb2.DeleteMemoryRequest,
@@ -175,7 +169,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         FAILED_PRECONDITION (VERSION_CONFLICT, MEMORY_DELETED).
         """
 
-    @_abc_1.abstractmethod
     def RestoreMemory(
         self,
         request: _memory_library_service_pb2.RestoreMemoryRequest,
@@ -185,7 +178,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         MEMORY_EXPIRED), ALREADY_EXISTS (KEY_IN_USE), RESOURCE_EXHAUSTED.
         """
 
-    @_abc_1.abstractmethod
     def RollbackMemory(
         self,
         request: _memory_library_service_pb2.RollbackMemoryRequest,
@@ -196,7 +188,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         VERSION_OUTSIDE_RETENTION, MEMORY_EXPIRED), ALREADY_EXISTS (KEY_IN_USE).
         """
 
-    @_abc_1.abstractmethod
     def SupersedeMemory(
         self,
         request: _memory_library_service_pb2.SupersedeMemoryRequest,
@@ -206,7 +197,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         (VERSION_CONFLICT, MEMORY_DELETED, MEMORY_SUPERSEDED).
         """
 
-    @_abc_1.abstractmethod
     def ListAudit(
         self,
         request: _memory_library_service_pb2.ListAuditRequest,
@@ -216,7 +206,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         its own.
         """
 
-    @_abc_1.abstractmethod
     def ExportMemories(
         self,
         request: _memory_library_service_pb2.ExportMemoriesRequest,
@@ -226,7 +215,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         errors of its own.
         """
 
-    @_abc_1.abstractmethod
     def ImportMemories(
         self,
         request: _memory_library_service_pb2.ImportMemoriesRequest,
@@ -236,7 +224,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         names the line and field (jsonl[N].field), RESOURCE_EXHAUSTED.
         """
 
-    @_abc_1.abstractmethod
     def ExplainMemory(
         self,
         request: _memory_library_service_pb2.ExplainMemoryRequest,
@@ -246,7 +233,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         NOT_FOUND.
         """
 
-    @_abc_1.abstractmethod
     def SummarizeMemories(
         self,
         request: _memory_library_service_pb2.SummarizeMemoriesRequest,
@@ -261,7 +247,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
         as.
         """
 
-    @_abc_1.abstractmethod
     def GetAccountSettings(
         self,
         request: _memory_library_service_pb2.GetAccountSettingsRequest,
@@ -269,7 +254,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_memory_library_service_pb2.GetAccountSettingsResponse]:
         """No errors of its own."""
 
-    @_abc_1.abstractmethod
     def UpdateAccountSettings(
         self,
         request: _memory_library_service_pb2.UpdateAccountSettingsRequest,
@@ -277,7 +261,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_memory_library_service_pb2.UpdateAccountSettingsResponse]:
         """Admins only."""
 
-    @_abc_1.abstractmethod
     def GetAgentSettings(
         self,
         request: _memory_library_service_pb2.GetAgentSettingsRequest,
@@ -285,7 +268,6 @@ class MemoryLibraryServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_memory_library_service_pb2.GetAgentSettingsResponse]:
         """The caller's agent's settings. No errors of its own."""
 
-    @_abc_1.abstractmethod
     def UpdateAgentSettings(
         self,
         request: _memory_library_service_pb2.UpdateAgentSettingsRequest,

@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.gateway.v1 import retrieval_service_pb2 as _retrieval_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -53,7 +52,7 @@ class RetrievalServiceStub:
     GetReceipt: _aio.UnaryUnaryMultiCallable[_retrieval_service_pb2.GetReceiptRequest, _retrieval_service_pb2.GetReceiptResponse]
     """NOT_FOUND (RECEIPT_NOT_FOUND)."""
 
-class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
+class RetrievalServiceServicer:
     """Compiled context for a task (seed 002, "Search and context compilation"):
     RetrieveContext returns prompt-ready sections within a token budget and a
     receipt of exactly what was delivered; RecordFeedback and RecordOutcome
@@ -73,7 +72,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
     agent's, and its receipts belong to the account's agent-less callers.
     """
 
-    @_abc_1.abstractmethod
     def RetrieveContext(
         self,
         request: _retrieval_service_pb2.RetrieveContextRequest,
@@ -90,7 +88,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
         FAILED_PRECONDITION (CONTEXT_BUDGET_TOO_SMALL; REST maps it to 422).
         """
 
-    @_abc_1.abstractmethod
     def RecordFeedback(
         self,
         request: _retrieval_service_pb2.RecordFeedbackRequest,
@@ -100,7 +97,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
         delivered), ALREADY_EXISTS (REQUEST_ID_REUSED).
         """
 
-    @_abc_1.abstractmethod
     def RecordOutcome(
         self,
         request: _retrieval_service_pb2.RecordOutcomeRequest,
@@ -108,7 +104,6 @@ class RetrievalServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_retrieval_service_pb2.RecordOutcomeResponse]:
         """As RecordFeedback."""
 
-    @_abc_1.abstractmethod
     def GetReceipt(
         self,
         request: _retrieval_service_pb2.GetReceiptRequest,

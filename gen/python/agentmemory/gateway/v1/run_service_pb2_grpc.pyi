@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.gateway.v1 import run_service_pb2 as _run_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -46,7 +45,7 @@ class RunServiceStub:
     procedures the run recalled. Errors: NOT_FOUND (RUN_NOT_FOUND).
     """
 
-class RunServiceServicer(metaclass=_abc_1.ABCMeta):
+class RunServiceServicer:
     """Runs: a run is a span of turns on a thread, opened by StartRun and closed
     by FinishRun with an outcome (or by the journal's idle timeout). Both
     boundaries are recorded in the journal, in the thread's order, so every
@@ -60,7 +59,6 @@ class RunServiceServicer(metaclass=_abc_1.ABCMeta):
     UNAVAILABLE (JOURNAL_UNAVAILABLE, AGENT_MEMORY_UNAVAILABLE).
     """
 
-    @_abc_1.abstractmethod
     def StartRun(
         self,
         request: _run_service_pb2.StartRunRequest,
@@ -73,7 +71,6 @@ class RunServiceServicer(metaclass=_abc_1.ABCMeta):
         (RUN_ALREADY_FINISHED).
         """
 
-    @_abc_1.abstractmethod
     def FinishRun(
         self,
         request: _run_service_pb2.FinishRunRequest,
@@ -84,7 +81,6 @@ class RunServiceServicer(metaclass=_abc_1.ABCMeta):
         FAILED_PRECONDITION (RUN_ALREADY_FINISHED).
         """
 
-    @_abc_1.abstractmethod
     def GetRun(
         self,
         request: _run_service_pb2.GetRunRequest,
@@ -92,7 +88,6 @@ class RunServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_run_service_pb2.GetRunResponse]:
         """A run, or the thread's open run when run_id is empty."""
 
-    @_abc_1.abstractmethod
     def RecordRunFeedback(
         self,
         request: _run_service_pb2.RecordRunFeedbackRequest,

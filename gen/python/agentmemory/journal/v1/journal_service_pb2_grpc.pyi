@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.journal.v1 import journal_service_pb2 as _journal_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -100,7 +99,7 @@ class JournalServiceStub:
     Errors: NOT_FOUND (reason RUN_NOT_FOUND).
     """
 
-class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
+class JournalServiceServicer:
     """The journal is the sole durable authority for the messages and tool calls
     of every thread. Each shard is one SlateDB database with exactly one fenced
     writer; a thread lives in the shard chosen by hashing (account, thread).
@@ -119,7 +118,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
     JOURNAL_UNAVAILABLE) when the object store cannot be reached.
     """
 
-    @_abc_1.abstractmethod
     def Append(
         self,
         request: _journal_service_pb2.AppendRequest,
@@ -140,7 +138,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
         THREAD_NOT_FOUND) when the thread belongs to another user.
         """
 
-    @_abc_1.abstractmethod
     def ReadRecent(
         self,
         request: _journal_service_pb2.ReadRecentRequest,
@@ -148,7 +145,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_journal_service_pb2.ReadRecentResponse]:
         """The last `limit` messages of a thread, oldest first."""
 
-    @_abc_1.abstractmethod
     def ReadRange(
         self,
         request: _journal_service_pb2.ReadRangeRequest,
@@ -156,7 +152,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_journal_service_pb2.ReadRangeResponse]:
         """Messages in offset order from `from_offset`, a page at a time."""
 
-    @_abc_1.abstractmethod
     def GetToolCall(
         self,
         request: _journal_service_pb2.GetToolCallRequest,
@@ -167,7 +162,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
         `offset` is past the end.
         """
 
-    @_abc_1.abstractmethod
     def GetThreadStats(
         self,
         request: _journal_service_pb2.GetThreadStatsRequest,
@@ -178,7 +172,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
         decides from this whether a thread needs a new summary.
         """
 
-    @_abc_1.abstractmethod
     def Subscribe(
         self,
         request: _journal_service_pb2.SubscribeRequest,
@@ -190,7 +183,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
         span accounts; the gateway never exposes this RPC.
         """
 
-    @_abc_1.abstractmethod
     def DescribeShards(
         self,
         request: _journal_service_pb2.DescribeShardsRequest,
@@ -200,7 +192,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
         (writes) now with their durable sequences.
         """
 
-    @_abc_1.abstractmethod
     def PurgeThread(
         self,
         request: _journal_service_pb2.PurgeThreadRequest,
@@ -212,7 +203,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors: NOT_FOUND (reason THREAD_NOT_FOUND).
         """
 
-    @_abc_1.abstractmethod
     def StartRun(
         self,
         request: _journal_service_pb2.StartRunRequest,
@@ -229,7 +219,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
         NOT_FOUND (THREAD_NOT_FOUND).
         """
 
-    @_abc_1.abstractmethod
     def FinishRun(
         self,
         request: _journal_service_pb2.FinishRunRequest,
@@ -242,7 +231,6 @@ class JournalServiceServicer(metaclass=_abc_1.ABCMeta):
         FAILED_PRECONDITION (reason RUN_ALREADY_FINISHED with another outcome).
         """
 
-    @_abc_1.abstractmethod
     def GetRun(
         self,
         request: _journal_service_pb2.GetRunRequest,

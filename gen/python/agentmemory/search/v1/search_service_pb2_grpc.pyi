@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.search.v1 import search_service_pb2 as _search_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -39,7 +38,7 @@ class SearchServiceStub:
     PurgeThread: _aio.UnaryUnaryMultiCallable[_search_service_pb2.PurgeThreadRequest, _search_service_pb2.PurgeThreadResponse]
     """Deletes the thread's projected messages (a ClickHouse mutation)."""
 
-class SearchServiceServicer(metaclass=_abc_1.ABCMeta):
+class SearchServiceServicer:
     """Transcript search over a ClickHouse projection of the journal (user and
     assistant messages only; never system messages or reasoning text): BM25
     over stemmed terms, fused by reciprocal rank with a dense leg (message
@@ -50,14 +49,12 @@ class SearchServiceServicer(metaclass=_abc_1.ABCMeta):
     PERMISSION_DENIED.
     """
 
-    @_abc_1.abstractmethod
     def SearchMessages(
         self,
         request: _search_service_pb2.SearchMessagesRequest,
         context: _aio.ServicerContext[_search_service_pb2.SearchMessagesRequest, _abc.Awaitable[_search_service_pb2.SearchMessagesResponse]],
     ) -> _abc.Awaitable[_search_service_pb2.SearchMessagesResponse]: ...
 
-    @_abc_1.abstractmethod
     def ViewToolCall(
         self,
         request: _search_service_pb2.ViewToolCallRequest,
@@ -67,7 +64,6 @@ class SearchServiceServicer(metaclass=_abc_1.ABCMeta):
         journal, at most 32 KiB a call with byte-range paging.
         """
 
-    @_abc_1.abstractmethod
     def DescribeProjection(
         self,
         request: _search_service_pb2.DescribeProjectionRequest,
@@ -80,7 +76,6 @@ class SearchServiceServicer(metaclass=_abc_1.ABCMeta):
         than 10,000 messages behind.
         """
 
-    @_abc_1.abstractmethod
     def PurgeThread(
         self,
         request: _search_service_pb2.PurgeThreadRequest,

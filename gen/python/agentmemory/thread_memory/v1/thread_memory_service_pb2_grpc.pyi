@@ -6,7 +6,6 @@ isort:skip_file
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as _thread_memory_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -39,7 +38,7 @@ class ThreadMemoryServiceStub:
     Errors: NOT_FOUND (reason THREAD_NOT_FOUND) for another user's thread.
     """
 
-class ThreadMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
+class ThreadMemoryServiceServicer:
     """Thread memory: the state of one conversation, as the model sees it: the
     recent window (read straight from the journal, 20 messages at most) and a
     progressive rolling summary of everything before it.
@@ -51,7 +50,6 @@ class ThreadMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     50 messages after the summary's last offset, whatever Redis says or lost.
     """
 
-    @_abc_1.abstractmethod
     def GetThreadContext(
         self,
         request: _thread_memory_service_pb2.GetThreadContextRequest,
@@ -61,7 +59,6 @@ class ThreadMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors: UNAVAILABLE when the journal cannot be read (never a stale window).
         """
 
-    @_abc_1.abstractmethod
     def GetSummary(
         self,
         request: _thread_memory_service_pb2.GetSummaryRequest,
@@ -69,7 +66,6 @@ class ThreadMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_thread_memory_service_pb2.GetSummaryResponse]:
         """Operator: the current summary object of a thread."""
 
-    @_abc_1.abstractmethod
     def Summarize(
         self,
         request: _thread_memory_service_pb2.SummarizeRequest,
@@ -77,7 +73,6 @@ class ThreadMemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_thread_memory_service_pb2.SummarizeResponse]:
         """Operator: summarize the thread now, below the thresholds too."""
 
-    @_abc_1.abstractmethod
     def PurgeThread(
         self,
         request: _thread_memory_service_pb2.PurgeThreadRequest,

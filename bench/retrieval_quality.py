@@ -53,14 +53,14 @@ from bench.scratch import scratch_dir
 from libs import migrations
 from libs.embeddings import LocalEmbedder
 from libs.reranker import CrossEncoder
-from services.agent_memory import rules
 from services.agent_memory.app import MIGRATIONS
-from services.agent_memory.clock import SystemClock
 from services.agent_memory.index.edge import EdgeIndex
-from services.agent_memory.model import Actor
-from services.agent_memory.projector import Projector
-from services.agent_memory.recall import Recaller
-from services.agent_memory.repository import Repository
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.clock import SystemClock
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.projector import Projector
+from services.agent_memory.memories.recall import Recaller
+from services.agent_memory.memories.store.entries import Repository
 from services.agent_memory.retrieval import fusion, params, rerank
 from services.agent_memory.retrieval.request import Overrides, RetrieveRequest
 from services.agent_memory.retrieval.search import Searcher, SearchOutcome, rank

@@ -51,7 +51,7 @@ from services.agent_memory.learning.model import FinishedRun, Outcome, Report
 from services.agent_memory.learning.procedures import Procedures
 from services.agent_memory.learning.store import LearningStore
 from services.agent_memory.learning.suggestions import Suggestions
-from services.agent_memory.rules import ExtractionMode
+from services.agent_memory.memories.rules import ExtractionMode
 
 logger = logging.getLogger(__name__)
 

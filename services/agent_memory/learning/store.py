@@ -14,7 +14,6 @@ from uuid import UUID
 import asyncpg
 
 from libs.quotas import quota_exceeded
-from services.agent_memory import sql
 from services.agent_memory.learning.model import (
     FinishedRun,
     LearningAction,
@@ -28,9 +27,10 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.model import Actor, Author, Entry, Role, Source
-from services.agent_memory.rules import Kind, Scope, SourceKind
-from services.agent_memory.sql import ENTRY_COLUMNS, Query, live, visible
+from services.agent_memory.memories.model import Actor, Author, Entry, Role, Source
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
+from services.agent_memory.memories.store import sql
+from services.agent_memory.memories.store.sql import ENTRY_COLUMNS, Query, live, visible
 
 _SUGGESTION_COLUMNS = (
     "s.id, s.account_id, s.environment, s.scope, s.agent_id, s.owner_user_id, s.kind, s.status,"

@@ -32,7 +32,7 @@ from dataclasses import replace
 from uuid import UUID
 
 from libs.errors import DomainError, FailedPrecondition, NotFound
-from services.agent_memory import permissions, safety
+from services.agent_memory import safety
 from services.agent_memory.learning.model import (
     Fact,
     FinishedRun,
@@ -44,8 +44,9 @@ from services.agent_memory.learning.model import (
     SuggestionStatus,
 )
 from services.agent_memory.learning.store import LearningStore, normal
-from services.agent_memory.model import Actor, Author, Entry, NewMemory, Role
-from services.agent_memory.rules import ExtractionMode, Kind, Scope
+from services.agent_memory.memories import permissions
+from services.agent_memory.memories.model import Actor, Author, Entry, NewMemory, Role
+from services.agent_memory.memories.rules import ExtractionMode, Kind, Scope
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ def _new_memory(key: str, content: str, kind: Kind, scope: Scope, confidence: fl
 class Suggestions:
     def __init__(self, store: LearningStore, memory, clock) -> None:
         self._store = store
-        self._memory = memory  # services.agent_memory.memory.AgentMemory
+        self._memory = memory  # services.agent_memory.memories.service.AgentMemory
         self._clock = clock
 
     # -- after a run -----------------------------------------------------------------

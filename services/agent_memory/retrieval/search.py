@@ -42,10 +42,10 @@ from libs.embeddings import Embedder
 from libs.model import ChatModel
 from libs.reranker import Reranking
 from services.agent_memory import index as vector_index
-from services.agent_memory import rules, sparse
-from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex
-from services.agent_memory.model import Actor
-from services.agent_memory.retrieval import entities, fusion, params, rerank, scoring
+from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex, sparse
+from services.agent_memory.memories import entities, rules
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.retrieval import fusion, params, rerank, scoring
 from services.agent_memory.retrieval.request import Mode, RetrieveRequest
 from services.agent_memory.retrieval.store import (
     Candidate,

@@ -52,11 +52,12 @@ from libs.embeddings import Embedder
 from libs.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from libs.model import ChatModel
 from libs.reranker import Reranking
-from services.agent_memory import rules
-from services.agent_memory.clock import Clock
 from services.agent_memory.index import VectorIndex
-from services.agent_memory.model import Actor, Entry
-from services.agent_memory.repository import Repository
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.model import Actor, Entry
+from services.agent_memory.memories.rules import Kind, SourceKind
+from services.agent_memory.memories.store.entries import Repository
 from services.agent_memory.retrieval import compiler, params, render
 from services.agent_memory.retrieval import episodes as episode_rules
 from services.agent_memory.retrieval.compiler import Item, SectionUsage, line_tokens
@@ -75,7 +76,6 @@ from services.agent_memory.retrieval.store import (
 )
 from services.agent_memory.retrieval.trust import Trust, trust
 from services.agent_memory.retrieval.view import View
-from services.agent_memory.rules import Kind, SourceKind
 
 MEMORY_SECTIONS = ("blocks", "userProfile", "platformEntries", "tenantFloors", "tenantEntries",
                    "workspaceEntries", "sessionEntries")

@@ -18,12 +18,12 @@ from uuid import UUID
 import asyncpg
 
 from libs.quotas import quota_exceeded
-from services.agent_memory import sql
-from services.agent_memory.model import Actor, Entry
-from services.agent_memory.retrieval import entities as entity_rules
+from services.agent_memory.memories import entities as entity_rules
+from services.agent_memory.memories.model import Actor, Entry
+from services.agent_memory.memories.rules import Kind
+from services.agent_memory.memories.store import sql
+from services.agent_memory.memories.store.sql import Query, visible
 from services.agent_memory.retrieval.view import View
-from services.agent_memory.rules import Kind
-from services.agent_memory.sql import Query, visible
 
 # Words the full-text leg does not search for: in the 'simple' configuration
 # (no stemming, no stop words) they would match nearly every memory.

@@ -28,8 +28,8 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from services.agent_memory import rules
-from services.agent_memory.model import Entry
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.model import Entry
 from services.agent_memory.retrieval import params
 from services.agent_memory.retrieval.store import Signals
 

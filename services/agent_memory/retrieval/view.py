@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from services.agent_memory import sql
-from services.agent_memory.model import Actor
-from services.agent_memory.rules import Kind
-from services.agent_memory.sql import Query, visible
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.rules import Kind
+from services.agent_memory.memories.store import sql
+from services.agent_memory.memories.store.sql import Query, visible
 
 
 class AsOfAxis(enum.StrEnum):

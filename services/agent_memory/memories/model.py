@@ -9,8 +9,8 @@ from datetime import datetime
 from uuid import UUID
 
 from libs.identity import Principal
-from services.agent_memory import rules
-from services.agent_memory.rules import (
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.rules import (
     CATEGORIES,
     ExtractionMode,
     Kind,

@@ -16,12 +16,12 @@ from uuid import UUID
 from libs.embeddings import Embedder
 from libs.errors import FailedPrecondition, NotFound
 from libs.reranker import Reranking
-from services.agent_memory import exchange, rules, validation
 from services.agent_memory import index as vector_index
-from services.agent_memory.clock import Clock
-from services.agent_memory.hygiene import Hygiene, HygieneReport
 from services.agent_memory.index import VectorIndex
-from services.agent_memory.model import (
+from services.agent_memory.memories import exchange, rules, validation
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.hygiene import Hygiene, HygieneReport
+from services.agent_memory.memories.model import (
     AccountSettings,
     AccountUsage,
     Actor,
@@ -39,11 +39,11 @@ from services.agent_memory.model import (
     StoreResult,
     Version,
 )
-from services.agent_memory.projector import Projector, points_for
-from services.agent_memory.recall import Recaller
-from services.agent_memory.repository import Repository
-from services.agent_memory.rules import Kind, Visibility
-from services.agent_memory.writes import Writes
+from services.agent_memory.memories.projector import Projector, points_for
+from services.agent_memory.memories.recall import Recaller
+from services.agent_memory.memories.rules import Kind, Visibility
+from services.agent_memory.memories.store.entries import Repository
+from services.agent_memory.memories.writes import Writes
 
 
 class AgentMemory:

@@ -28,8 +28,8 @@ import asyncpg
 from libs import postgres
 from libs.errors import AlreadyExists, Unavailable
 from libs.quotas import quota_exceeded
-from services.agent_memory import rules, sql
-from services.agent_memory.model import (
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.model import (
     AccountSettings,
     AccountUsage,
     Action,
@@ -44,8 +44,9 @@ from services.agent_memory.model import (
     Role,
     Version,
 )
-from services.agent_memory.rules import Bucket, ExtractionMode, Kind, Scope
-from services.agent_memory.sql import ENTRY_COLUMNS, Query, live, visible
+from services.agent_memory.memories.rules import Bucket, ExtractionMode, Kind, Scope
+from services.agent_memory.memories.store import sql
+from services.agent_memory.memories.store.sql import ENTRY_COLUMNS, Query, live, visible
 
 # The order GetEntry and Forget resolve a key in: the caller's own first.
 _SPECIFICITY = ("CASE scope WHEN 'private' THEN 0 WHEN 'user' THEN 1 WHEN 'agent' THEN 2"

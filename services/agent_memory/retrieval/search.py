@@ -46,15 +46,9 @@ from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex, spar
 from services.agent_memory.memories import entities, rules
 from services.agent_memory.memories.model import Actor
 from services.agent_memory.retrieval import fusion, params, rerank, scoring
+from services.agent_memory.retrieval.model import Candidate, EpisodeRow, Filters, GraphWalk, Hit
 from services.agent_memory.retrieval.request import Mode, RetrieveRequest
-from services.agent_memory.retrieval.store import (
-    Candidate,
-    EpisodeRow,
-    Filters,
-    GraphWalk,
-    Hit,
-    RetrievalStore,
-)
+from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.retrieval.view import View
 
 logger = logging.getLogger(__name__)

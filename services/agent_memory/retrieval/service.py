@@ -62,18 +62,12 @@ from services.agent_memory.retrieval import compiler, params, render
 from services.agent_memory.retrieval import episodes as episode_rules
 from services.agent_memory.retrieval.compiler import Item, SectionUsage, line_tokens
 from services.agent_memory.retrieval.fusion import LegRank
+from services.agent_memory.retrieval.model import Candidate, EpisodeRow, Receipt, ReceiptItem, Section
 from services.agent_memory.retrieval.procedures import NoProcedures, Procedure, ProcedureSource
 from services.agent_memory.retrieval.request import RelevantRequest, RetrieveRequest
 from services.agent_memory.retrieval.scoring import Factor, Scored
 from services.agent_memory.retrieval.search import SEARCHED, Searcher, SearchOutcome
-from services.agent_memory.retrieval.store import (
-    Candidate,
-    EpisodeRow,
-    Receipt,
-    ReceiptItem,
-    RetrievalStore,
-    Section,
-)
+from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.retrieval.trust import Trust, trust
 from services.agent_memory.retrieval.view import View
 

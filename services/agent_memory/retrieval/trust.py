@@ -31,7 +31,7 @@ from datetime import datetime
 from services.agent_memory.memories import rules
 from services.agent_memory.memories.model import Entry
 from services.agent_memory.retrieval import params
-from services.agent_memory.retrieval.store import Signals
+from services.agent_memory.retrieval.model import Signals
 
 _DAY = 86400.0
 

@@ -29,8 +29,8 @@ from services.agent_memory.index import IndexPoint, VectorIndex, sparse
 from services.agent_memory.memories import entities
 from services.agent_memory.memories.clock import Clock
 from services.agent_memory.memories.model import Entry
+from services.agent_memory.memories.store.entities import add_entities, refresh_entities
 from services.agent_memory.memories.store.entries import Repository
-from services.agent_memory.retrieval.store import add_entities, refresh_entities
 
 logger = logging.getLogger(__name__)
 

@@ -26,12 +26,17 @@ from services.agent_memory.memories import rules
 from services.agent_memory.memories.model import Actor, Entry, Recalled, RecallResult
 from services.agent_memory.memories.rules import Kind
 from services.agent_memory.memories.store.entries import Repository
-from services.agent_memory.retrieval.rerank import text as rerank_text
 
 logger = logging.getLogger(__name__)
 
 # Ask the index for more than the limit: phase (b) may drop some hits.
 _OVERSAMPLE = 3
+
+
+def rerank_text(entry: Entry) -> str:
+    """What a reranker reads of a memory (here and in retrieval): its key (words, not
+    snake case) and content."""
+    return f"{entry.key.replace('_', ' ')}: {entry.content}"
 
 
 class Recaller:

@@ -43,9 +43,9 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.learning.store import LearningStore, normal
+from services.agent_memory.learning.store import LearningStore
 from services.agent_memory.memories import permissions
-from services.agent_memory.memories.model import Actor, Author, Entry, NewMemory, Role
+from services.agent_memory.memories.model import Actor, Author, Entry, NewMemory, Role, normal
 from services.agent_memory.memories.rules import ExtractionMode, Kind, Scope
 
 logger = logging.getLogger(__name__)
@@ -89,10 +89,9 @@ class Suggestions:
     async def take(self, run: FinishedRun, facts: list[Fact], mode: ExtractionMode,
                    report: Report) -> None:
         actor = replace(run.actor, role=Role.SERVICE, key_id="")
-        now = self._clock.now()
         quota = (await self._memory.account_settings(actor)).quotas.pending_suggestions
-        related = await self._store.related_memories(
-            actor, now, [f.key for f in facts], [f.content for f in facts])
+        related = await self._memory.related(
+            actor, [f.key for f in facts], [f.content for f in facts])
         for fact in facts:
             scope = target_scope(fact, run.owner_user_id)
             if scope is None:

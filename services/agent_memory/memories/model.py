@@ -24,6 +24,11 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()
 
 
+def normal(text: str) -> str:
+    """What 'the same fact' compares: case and spacing aside."""
+    return " ".join(text.split()).lower()
+
+
 class Role(enum.StrEnum):
     """What a caller may change (see ``permissions``)."""
 

@@ -181,6 +181,17 @@ class AgentMemory:
     async def summarize(self, actor: Actor, agents: Sequence[str]) -> list[MemoryCount]:
         return await self._repository.count_memories(actor, agents, self._clock.now())
 
+    async def related(self, actor: Actor, keys: Sequence[str],
+                      contents: Sequence[str]) -> list[Entry]:
+        """Live memories the caller sees under one of ``keys`` or holding one of
+        ``contents`` (the same fact: case and spacing aside): what learning
+        deduplicates against."""
+        return await self._repository.related(actor, self._clock.now(), keys, contents)
+
+    async def recent_keys(self, actor: Actor, limit: int = 200) -> list[str]:
+        """The keys of the caller's most recently updated live memories."""
+        return await self._repository.recent_keys(actor, self._clock.now(), limit)
+
     async def account_settings(self, actor: Actor) -> AccountSettings:
         return await self._repository.account_settings(actor.account_id)
 

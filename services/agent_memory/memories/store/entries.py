@@ -43,6 +43,7 @@ from services.agent_memory.memories.model import (
     Quotas,
     Role,
     Version,
+    normal,
 )
 from services.agent_memory.memories.rules import Bucket, ExtractionMode, Kind, Scope
 from services.agent_memory.memories.store import sql
@@ -236,6 +237,27 @@ class Repository:
                 "UPDATE memory_entries SET recall_count = recall_count + 1, last_recalled_at = $4"
                 " WHERE account_id = $1 AND environment = $2 AND id = ANY($3::uuid[])",
                 actor.account_id, actor.environment, list(ids), now)
+
+    # -- what learning deduplicates against -----------------------------------------
+
+    async def related(self, actor: Actor, now: datetime, keys: Sequence[str],
+                      contents: Sequence[str]) -> list[Entry]:
+        """Live memories the thread sees under one of ``keys`` or with one of ``contents``
+        (compared case- and space-insensitively)."""
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
+            f" AND {live(q, now)} AND (key = ANY({q(list(keys))}::text[])"
+            f" OR lower(regexp_replace(btrim(content), '\\s+', ' ', 'g'))"
+            f" = ANY({q([normal(c) for c in contents])}::text[]))", *q.args)
+        return [sql.entry(r) for r in rows]
+
+    async def recent_keys(self, actor: Actor, now: datetime, limit: int) -> list[str]:
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT key FROM memory_entries WHERE {visible(q, actor)} AND {live(q, now)}"
+            f" ORDER BY updated_at DESC LIMIT {q(limit)}", *q.args)
+        return [r["key"] for r in rows]
 
     # -- library reads -------------------------------------------------------------
 

@@ -1,3 +1,5 @@
-"""PostgreSQL adapters of memories: ``sql`` (the statement builder, the visibility
-predicate every slice's reads use, row mapping) and ``entries`` (the memories, their
-versions, audit, outbox and settings)."""
+"""PostgreSQL adapters of memories, one per table family: ``entries`` (the memories,
+their versions, audit trail, request replay and outbox; hygiene's statements),
+``settings`` (account and agent settings, quotas' usage counters), ``entities`` (the
+names memories mention); ``sql``: the statement builder, the visibility predicate
+every capability's reads use, and row mapping."""

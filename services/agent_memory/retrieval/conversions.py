@@ -15,7 +15,7 @@ from services.agent_memory.memories import conversions as memory_conversions
 from services.agent_memory.memories import validation
 from services.agent_memory.memories.rules import SourceKind
 from services.agent_memory.retrieval import episodes, params, request
-from services.agent_memory.retrieval.model import EpisodeRow, Receipt
+from services.agent_memory.retrieval.model import AsOfAxis, EpisodeRow, Receipt
 from services.agent_memory.retrieval.request import Mode, RelevantRequest, RetrieveRequest
 from services.agent_memory.retrieval.service import (
     Context,
@@ -24,7 +24,6 @@ from services.agent_memory.retrieval.service import (
     Relevant,
 )
 from services.agent_memory.retrieval.trust import Trust
-from services.agent_memory.retrieval.view import AsOfAxis
 
 _MODES = {pb.RETRIEVAL_MODE_UNSPECIFIED: Mode.DETERMINISTIC,
           pb.RETRIEVAL_MODE_DETERMINISTIC: Mode.DETERMINISTIC,

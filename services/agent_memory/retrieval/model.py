@@ -1,9 +1,10 @@
 """Retrieval's domain types: what the legs find (hits, candidates with their signals),
-what narrows them (filters, the graph leg's walk, the fixed sections), and what a
-compiled context leaves behind (receipts, episodes)."""
+what narrows them (filters, the graph leg's walk, the fixed sections, which past an
+as-of read means), and what a compiled context leaves behind (receipts, episodes)."""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,6 +12,13 @@ from uuid import UUID
 
 from services.agent_memory.memories.model import Entry
 from services.agent_memory.memories.rules import Kind
+
+
+class AsOfAxis(enum.StrEnum):
+    """Which past an as-of read means: as recorded then, or as known now to have held then."""
+
+    RECORDED = "recorded"
+    VALID = "valid"
 
 
 @dataclass(frozen=True)

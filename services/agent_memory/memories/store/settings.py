@@ -31,6 +31,7 @@ def account_columns(prefix: str = "") -> str:
 
 
 _SETTINGS = account_columns()
+_ACCOUNT = f"SELECT {_SETTINGS} FROM account_settings WHERE account_id = $1"
 
 
 def account_settings_from(row) -> AccountSettings:
@@ -61,9 +62,7 @@ class SettingsReads:
     _pool: asyncpg.Pool
 
     async def account_settings(self, account_id: str) -> AccountSettings:
-        row = await self._pool.fetchrow(
-            f"SELECT {_SETTINGS} FROM account_settings WHERE account_id = $1", account_id)
-        return account_settings_from(row)
+        return account_settings_from(await self._pool.fetchrow(_ACCOUNT, account_id))
 
     async def account_usage(self, account_id: str, today: date) -> AccountUsage:
         row = await self._pool.fetchrow(
@@ -90,9 +89,7 @@ class SettingsWrites:
     _c: asyncpg.Connection
 
     async def settings(self, account_id: str) -> AccountSettings:
-        row = await self._c.fetchrow(
-            f"SELECT {_SETTINGS} FROM account_settings WHERE account_id = $1", account_id)
-        return account_settings_from(row)
+        return account_settings_from(await self._c.fetchrow(_ACCOUNT, account_id))
 
     async def check_memory_quota(self, account_id: str, quotas: Quotas, adding: int) -> None:
         """Room for ``adding`` more stored memories in the account (the count is kept by

@@ -31,11 +31,11 @@ from services.agent_memory.learning import bridge
 from services.agent_memory.learning import wiring as learning_wiring
 from services.agent_memory.learning.episodes import EpisodeSink
 from services.agent_memory.memories.clock import Clock, SystemClock
-from services.agent_memory.memories.pinned_changes import PinnedChanges
 from services.agent_memory.memories.projector import Projector
 from services.agent_memory.memories.service import AgentMemory
 from services.agent_memory.memories.servicer import AgentMemoryServicer
 from services.agent_memory.memories.store.entries import Repository
+from services.agent_memory.memories.store.pinned_changes import PinnedChanges
 from services.agent_memory.retrieval.procedures import ProcedureSource
 from services.agent_memory.retrieval.service import Retrieval
 from services.agent_memory.retrieval.servicer import RetrievalServicer

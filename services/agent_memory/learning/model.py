@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from services.agent_memory.model import Actor, Author, Source
-from services.agent_memory.rules import Kind, Scope
+from services.agent_memory.memories.model import Actor, Author, Source
+from services.agent_memory.memories.rules import Kind, Scope
 
 
 class Outcome(enum.StrEnum):
@@ -86,6 +86,20 @@ class Suggestion:
     stored_content: str = ""  # accepted: the made memory's content now
     decided_at: datetime | None = None
     decided_by: Author | None = None
+
+    @property
+    def fact_kind(self) -> Kind:
+        """The memory kind of a fact or supersede suggestion (a skill has none)."""
+        if self.memory_kind is None:
+            raise ValueError(f"suggestion {self.id} ({self.kind}) names no memory kind")
+        return self.memory_kind
+
+    @property
+    def skill_procedure(self) -> UUID:
+        """The procedure a skill suggestion proposes."""
+        if self.procedure_id is None:
+            raise ValueError(f"suggestion {self.id} ({self.kind}) names no procedure")
+        return self.procedure_id
 
 
 class SkillState(enum.StrEnum):

@@ -1,7 +1,8 @@
 """Every SQL statement of learning, on asyncpg: storage only (the rules are in the
 modules that call it). Reads of suggestions, procedures and audit records see the
-caller's agent's rows that belong to no person or to the caller's own (``_mine``);
-reads of memories use ``sql.visible``."""
+caller's agent's rows that belong to no person or to the caller's own (``_mine``).
+Memories are read through the memory service (``memories.store``), but for the
+suggestions' join to the memories they name."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from uuid import UUID
 
 import asyncpg
 
+from libs.postgres import Connection
 from libs.quotas import quota_exceeded
-from services.agent_memory import sql
 from services.agent_memory.learning.model import (
     FinishedRun,
     LearningAction,
@@ -28,9 +29,9 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.model import Actor, Author, Entry, Role, Source
-from services.agent_memory.rules import Kind, Scope, SourceKind
-from services.agent_memory.sql import ENTRY_COLUMNS, Query, live, visible
+from services.agent_memory.memories.model import Actor, Author, Role, Source
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
+from services.agent_memory.memories.store.sql import Query
 
 _SUGGESTION_COLUMNS = (
     "s.id, s.account_id, s.environment, s.scope, s.agent_id, s.owner_user_id, s.kind, s.status,"
@@ -132,7 +133,7 @@ class LearningStore:
         self._pool = pool
 
     @contextlib.asynccontextmanager
-    async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
+    async def transaction(self) -> AsyncIterator[Connection]:
         async with self._pool.acquire() as connection, connection.transaction():
             yield connection
 
@@ -207,31 +208,10 @@ class LearningStore:
         return None if row is None else (row["state"],
                                          row["report"] and json.loads(row["report"]))
 
-    # -- memories, for deduplication ---------------------------------------------------
-
-    async def related_memories(self, actor: Actor, now: datetime, keys: Sequence[str],
-                               contents: Sequence[str]) -> list[Entry]:
-        """Live memories the thread sees under one of ``keys`` or with one of ``contents``
-        (compared case- and space-insensitively)."""
-        q = Query()
-        rows = await self._pool.fetch(
-            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
-            f" AND {live(q, now)} AND (key = ANY({q(list(keys))}::text[])"
-            f" OR lower(regexp_replace(btrim(content), '\\s+', ' ', 'g'))"
-            f" = ANY({q([normal(c) for c in contents])}::text[]))", *q.args)
-        return [sql.entry(r) for r in rows]
-
-    async def known_keys(self, actor: Actor, now: datetime, limit: int = 200) -> list[str]:
-        q = Query()
-        rows = await self._pool.fetch(
-            f"SELECT key FROM memory_entries WHERE {visible(q, actor)} AND {live(q, now)}"
-            f" ORDER BY updated_at DESC LIMIT {q(limit)}", *q.args)
-        return [r["key"] for r in rows]
-
     # -- suggestions ---------------------------------------------------------------------
 
     @staticmethod
-    async def check_pending_quota(c: asyncpg.Connection, account_id: str, quota: int) -> None:
+    async def check_pending_quota(c: Connection, account_id: str, quota: int) -> None:
         pending = await c.fetchval(
             "SELECT count(*) FROM (SELECT 1 FROM learning_suggestions WHERE account_id = $1"
             " AND status = 'pending' LIMIT $2) waiting", account_id, quota)
@@ -239,7 +219,7 @@ class LearningStore:
             raise quota_exceeded("pending_suggestions", quota,
                                  f"{pending} suggestions are waiting for review")
 
-    async def add_suggestion(self, c: asyncpg.Connection, s: Suggestion,
+    async def add_suggestion(self, c: Connection, s: Suggestion,
                              content_hash: str) -> bool:
         """False when the same fact is already pending for this agent and scope owner."""
         source = s.source or Source()
@@ -283,7 +263,7 @@ class LearningStore:
             f" AND s.id = {q(suggestion_id)}", *q.args)
         return None if row is None else _suggestion(row)
 
-    async def decide(self, c: asyncpg.Connection, s: Suggestion, status: SuggestionStatus,
+    async def decide(self, c: Connection, s: Suggestion, status: SuggestionStatus,
                      memory_id: UUID | None, by: Author, now: datetime) -> bool:
         """Mark a pending suggestion decided; False when someone decided it first."""
         done = await c.execute(
@@ -295,7 +275,7 @@ class LearningStore:
 
     # -- procedures -----------------------------------------------------------------------
 
-    async def add_procedure(self, c: asyncpg.Connection, p: Procedure, signature: str,
+    async def add_procedure(self, c: Connection, p: Procedure, signature: str,
                             embedding: bytes, embedder: str) -> bool:
         """False when this turn, or the same task and steps, is already kept."""
         row = await c.fetchrow(
@@ -334,7 +314,7 @@ class LearningStore:
         return [_procedure(r) for r in rows]
 
     async def procedure(self, actor: Actor, procedure_id: UUID,
-                        c: asyncpg.Connection | None = None) -> Procedure | None:
+                        c: Connection | None = None) -> Procedure | None:
         q = Query()
         lock = " FOR UPDATE" if c is not None else ""
         row = await (c or self._pool).fetchrow(
@@ -342,7 +322,7 @@ class LearningStore:
             f" AND id = {q(procedure_id)}{lock}", *q.args)
         return None if row is None else _procedure(row)
 
-    async def delete_procedure(self, c: asyncpg.Connection, p: Procedure, by: Author,
+    async def delete_procedure(self, c: Connection, p: Procedure, by: Author,
                                now: datetime) -> Procedure:
         row = await c.fetchrow(
             "UPDATE procedures SET deleted_at = $4, deleted_by = $5::jsonb WHERE account_id = $1"
@@ -350,7 +330,7 @@ class LearningStore:
             p.account_id, p.environment, p.id, now, _author_json(by))
         return _procedure(row)
 
-    async def set_skill_state(self, c: asyncpg.Connection, p: Procedure,
+    async def set_skill_state(self, c: Connection, p: Procedure,
                               state: SkillState) -> Procedure:
         row = await c.fetchrow(
             "UPDATE procedures SET skill_state = $4 WHERE account_id = $1 AND environment = $2"
@@ -389,7 +369,7 @@ class LearningStore:
             [(actor.account_id, actor.environment, actor.agent_id, thread_id, run_id, i, now)
              for i in ids])
 
-    async def apply_outcome(self, c: asyncpg.Connection, run: FinishedRun) -> list[Procedure]:
+    async def apply_outcome(self, c: Connection, run: FinishedRun) -> list[Procedure]:
         """The run's outcome on each procedure it recalled (once); returns them."""
         rows = await c.fetch(
             "WITH used AS (UPDATE procedure_uses SET outcome = $6 WHERE account_id = $1"
@@ -402,7 +382,7 @@ class LearningStore:
             run.outcome)
         return [_procedure(r) for r in rows]
 
-    async def apply_rating(self, c: asyncpg.Connection, actor: Actor, thread_id: str,
+    async def apply_rating(self, c: Connection, actor: Actor, thread_id: str,
                            run_id: str, rating: str) -> list[UUID]:
         """The run's latest rating on each procedure it recalled; returns their ids."""
         rows = await c.fetch(
@@ -426,7 +406,7 @@ class LearningStore:
 
     # -- audit ------------------------------------------------------------------------------
 
-    async def audit(self, c: asyncpg.Connection, *, account_id: str, environment: str,
+    async def audit(self, c: Connection, *, account_id: str, environment: str,
                     scope: Scope, agent_id: str, owner_user_id: str | None,
                     subject_id: UUID | None, action: LearningAction, actor: Author,
                     now: datetime, before: dict | None = None, after: dict | None = None) -> None:
@@ -467,7 +447,7 @@ class LearningStore:
             now, limit)
         return [_procedure(r) for r in rows]
 
-    async def purge_procedure(self, c: asyncpg.Connection, p: Procedure) -> None:
+    async def purge_procedure(self, c: Connection, p: Procedure) -> None:
         await c.execute("DELETE FROM procedures WHERE account_id = $1 AND environment = $2"
                         " AND id = $3", p.account_id, p.environment, p.id)
 
@@ -484,8 +464,3 @@ class LearningStore:
             status = await self._pool.execute(statement, now)
             removed += int(status.split()[-1])
         return removed
-
-
-def normal(text: str) -> str:
-    """What 'the same fact' compares: case and spacing aside."""
-    return " ".join(text.split()).lower()

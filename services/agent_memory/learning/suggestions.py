@@ -32,7 +32,7 @@ from dataclasses import replace
 from uuid import UUID
 
 from libs.errors import DomainError, FailedPrecondition, NotFound
-from services.agent_memory import permissions, safety
+from services.agent_memory import safety
 from services.agent_memory.learning.model import (
     Fact,
     FinishedRun,
@@ -43,9 +43,10 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.learning.store import LearningStore, normal
-from services.agent_memory.model import Actor, Author, Entry, NewMemory, Role
-from services.agent_memory.rules import ExtractionMode, Kind, Scope
+from services.agent_memory.learning.store import LearningStore
+from services.agent_memory.memories import permissions
+from services.agent_memory.memories.model import Actor, Author, Entry, NewMemory, Role, normal
+from services.agent_memory.memories.rules import ExtractionMode, Kind, Scope
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ def _new_memory(key: str, content: str, kind: Kind, scope: Scope, confidence: fl
 class Suggestions:
     def __init__(self, store: LearningStore, memory, clock) -> None:
         self._store = store
-        self._memory = memory  # services.agent_memory.memory.AgentMemory
+        self._memory = memory  # services.agent_memory.memories.service.AgentMemory
         self._clock = clock
 
     # -- after a run -----------------------------------------------------------------
@@ -88,10 +89,9 @@ class Suggestions:
     async def take(self, run: FinishedRun, facts: list[Fact], mode: ExtractionMode,
                    report: Report) -> None:
         actor = replace(run.actor, role=Role.SERVICE, key_id="")
-        now = self._clock.now()
         quota = (await self._memory.account_settings(actor)).quotas.pending_suggestions
-        related = await self._store.related_memories(
-            actor, now, [f.key for f in facts], [f.content for f in facts])
+        related = await self._memory.related(
+            actor, [f.key for f in facts], [f.content for f in facts])
         for fact in facts:
             scope = target_scope(fact, run.owner_user_id)
             if scope is None:
@@ -190,7 +190,7 @@ class Suggestions:
         found = await self._pending(actor, suggestion_id)
         if found.kind == SuggestionKind.SKILL:
             return await self._accept_skill(actor, found)
-        permissions.check_write(actor, found.scope, found.memory_kind)
+        permissions.check_write(actor, found.scope, found.fact_kind)
         content = content if content is not None else found.content
         old = None
         if found.kind == SuggestionKind.SUPERSEDE:
@@ -204,7 +204,7 @@ class Suggestions:
         if old is not None and old.scope == found.scope:
             key = f"{found.key}-{fact_hash(content)[:6]}"  # the old memory holds its key
         entry = await self._memory.add(
-            actor, _new_memory(key, content, found.memory_kind, found.scope, found.confidence,
+            actor, _new_memory(key, content, found.fact_kind, found.scope, found.confidence,
                                found.source), f"suggestion:{found.id}")
         if old is not None:
             await self._memory.supersede(actor, old.id, entry.id, 0)
@@ -215,7 +215,7 @@ class Suggestions:
     async def _accept_skill(self, actor: Actor, found: Suggestion):
         now = self._clock.now()
         async with self._store.transaction() as c:
-            procedure = await self._store.procedure(actor, found.procedure_id, c)
+            procedure = await self._store.procedure(actor, found.skill_procedure, c)
             if procedure is None or procedure.deleted_at is not None:
                 raise FailedPrecondition("the procedure was deleted",
                                          reason="PROCEDURE_DELETED")
@@ -231,7 +231,7 @@ class Suggestions:
     async def reject(self, actor: Actor, suggestion_id: UUID) -> Suggestion:
         found = await self._pending(actor, suggestion_id)
         if found.kind != SuggestionKind.SKILL:
-            permissions.check_write(actor, found.scope, found.memory_kind)
+            permissions.check_write(actor, found.scope, found.fact_kind)
         return await self._decide(actor, found, SuggestionStatus.REJECTED, None, None)
 
     async def _decide(self, actor: Actor, found: Suggestion, status: SuggestionStatus,
@@ -244,11 +244,14 @@ class Suggestions:
                 raise FailedPrecondition("the suggestion was decided meanwhile",
                                          reason="SUGGESTION_DECIDED")
             if found.kind == SuggestionKind.SKILL:
-                procedure = await self._store.procedure(actor, found.procedure_id, c)
+                procedure = await self._store.procedure(actor, found.skill_procedure, c)
                 if procedure is not None:
                     await self._store.set_skill_state(c, procedure, SkillState.REJECTED)
             await self._audit_decision(c, actor, found, action, now, after)
-        return await self._store.suggestion(actor, found.id)
+        decided = await self._store.suggestion(actor, found.id)
+        if decided is None:  # purged since
+            raise NotFound(f"suggestion {found.id} not found", reason="SUGGESTION_NOT_FOUND")
+        return decided
 
     async def _audit_decision(self, c, actor: Actor, found: Suggestion, action: LearningAction,
                               now, after: dict | None) -> None:

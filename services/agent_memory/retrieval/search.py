@@ -43,19 +43,14 @@ from libs.embeddings import Embedder
 from libs.model import ChatModel
 from libs.reranker import Reranking
 from services.agent_memory import index as vector_index
-from services.agent_memory import rules, sparse
-from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex
-from services.agent_memory.model import Actor
-from services.agent_memory.retrieval import entities, fusion, params, rerank, scoring
+from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex, sparse
+from services.agent_memory.memories import entities, rules
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.recall import rerank_text
+from services.agent_memory.retrieval import fusion, params, rerank, scoring
+from services.agent_memory.retrieval.model import Candidate, EpisodeRow, Filters, GraphWalk, Hit
 from services.agent_memory.retrieval.request import Mode, RetrieveRequest
-from services.agent_memory.retrieval.store import (
-    Candidate,
-    EpisodeRow,
-    Filters,
-    GraphWalk,
-    Hit,
-    RetrievalStore,
-)
+from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.retrieval.view import View
 
 logger = logging.getLogger(__name__)
@@ -131,12 +126,12 @@ class Searcher:
         outcome.timings["fusion"] = _ms(started)
         outcome.fused = len(fused)
         started = time.perf_counter()
-        local = request.wants_rerank and self._model is None and self._local is not None
+        local = self._local if request.wants_rerank and self._model is None else None
         rank(fused, found.candidates, request, view, outcome,
-             keep=max(request.top_n, self._local.pool) if local else None)
+             keep=max(request.top_n, local.pool) if local is not None else None)
         outcome.timings["score"] = _ms(started)
-        if local:
-            await self._rerank_locally(request, outcome)
+        if local is not None:
+            await self._rerank_locally(local, request, outcome)
         elif request.wants_rerank:
             await self._rerank(request, outcome)
         return outcome
@@ -297,15 +292,16 @@ class Searcher:
         outcome.query_parsing = "applied"
         return parsed
 
-    async def _rerank_locally(self, request: RetrieveRequest, outcome: SearchOutcome) -> None:
+    async def _rerank_locally(self, local: Reranking, request: RetrieveRequest,
+                              outcome: SearchOutcome) -> None:
         """The pool's best fused candidates in the cross-encoder's order, then cut to top N
         (no utility model: the cross-encoder stands in for its 0-10 scores)."""
         if not outcome.kept:
             return
         started = time.perf_counter()
         try:
-            ordered, given = await self._local.reorder(
-                request.query, outcome.kept, lambda s: rerank.text(s.candidate.entry))
+            ordered, given = await local.reorder(
+                request.query, outcome.kept, lambda s: rerank_text(s.candidate.entry))
         except Exception as exc:
             logger.warning("local reranking failed: %s", exc)
             outcome.reranked = Reranked("failed")
@@ -327,7 +323,7 @@ class Searcher:
         started = time.perf_counter()
         try:
             given = await rerank.scores(self._model, request.query, [
-                rerank.text(s.candidate.entry) for s in head])
+                rerank_text(s.candidate.entry) for s in head])
         except Exception as exc:
             logger.warning("reranking failed: %s", exc)
             outcome.reranked = Reranked("failed")

@@ -24,8 +24,8 @@ from typing import Protocol
 
 import grpc
 
+from libs.clients.journal import JournalClient
 from libs.errors import DomainError
-from libs.journal_client import JournalReader
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ class CursorStore(Protocol):
 
 
 class FeedFollower:
-    def __init__(self, journal: JournalReader, cursors: CursorStore,
+    def __init__(self, journal: JournalClient, cursors: CursorStore,
                  handle: Callable[[Sequence], Awaitable[None]], *, name: str,
                  batch: int = 256, content: int = 0) -> None:
         """``content``: the FeedContent to subscribe to (default: messages only)."""

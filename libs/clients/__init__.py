@@ -249,8 +249,8 @@ class ErrorMapping(grpc.aio.UnaryUnaryClientInterceptor):
         self._name = name
 
     async def intercept_unary_unary(self, continuation, client_call_details, request):
-        call = await continuation(client_call_details, request)
-        try:
+        try:  # an inner interceptor that awaits the call raises from the continuation
+            call = await continuation(client_call_details, request)
             return await call
         except grpc.aio.AioRpcError as exc:
             raise platform_error(self._name, exc) from exc

@@ -11,6 +11,7 @@ from google.protobuf import field_mask_pb2
 
 from libs import limits
 from libs.errors import InvalidArgument
+from libs.timestamps import optional_datetime
 from services.agent_memory import conversions, rules
 from services.agent_memory.memory import AgentMemory
 from services.agent_memory.model import Actor
@@ -117,7 +118,7 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
 
     async def GetMemory(self, request: pb.GetMemoryRequest, context) -> pb.GetMemoryResponse:
         actor = conversions.actor(request.principal)
-        as_of = conversions.optional_time(request, "as_of")
+        as_of = optional_datetime(request, "as_of")
         entry, versions = await self._memory.get_memory(
             actor, conversions.memory_id(request.memory_id), as_of)
         return pb.GetMemoryResponse(memory=conversions.entry(entry),

@@ -1,4 +1,11 @@
-"""Client channels: load-balanced over replicas, retried on UNAVAILABLE, always with a deadline.
+"""Clients of the internal services: load-balanced over replicas, retried on UNAVAILABLE,
+always with a deadline, their errors mapped once.
+
+Every internal call goes through a service's typed client in this package
+(``journal``, ``agent_memory``, ``thread_memory``, ``search``), each a
+:class:`ServiceClient`: its channel is made by :func:`channel`, and its
+:class:`ErrorMapping` interceptor turns a failed call into the platform's error
+(:func:`platform_error`), so no call site maps errors.
 
 An address setting names one server (``host:port``), several replicas
 (``host:port,host:port``: IP addresses or ``localhost``), or any gRPC target

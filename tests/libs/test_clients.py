@@ -143,7 +143,7 @@ class _Awaiting(grpc.aio.UnaryUnaryClientInterceptor):
 
 async def test_a_service_client_maps_a_unary_call_s_errors_and_leaves_streams_to_their_readers(
         replicas):
-    """One interceptor maps every unary call (as ``libs.clients.upstream`` did at each site):
+    """One interceptor maps every unary call (no call site maps errors):
     the service's own error relayed, a deadline or an outage UNAVAILABLE naming the service
     (the gRPC error kept as the cause); a stream's error stays gRPC's."""
     a, _ = replicas

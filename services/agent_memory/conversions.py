@@ -10,13 +10,13 @@ from uuid import UUID
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
 from agentmemory.common.v1 import principal_pb2
-from google.protobuf import field_mask_pb2, struct_pb2
+from google.protobuf import field_mask_pb2
 
 from libs import page_tokens
+from libs.conversions import optional_datetime, struct, timestamp
 from libs.errors import InvalidArgument
 from libs.identity import parse_principal, require_id
 from libs.postgres import INTEGER_MAX
-from libs.timestamps import optional_datetime, timestamp
 from services.agent_memory import rules
 from services.agent_memory.model import (
     AccountSettings,
@@ -142,14 +142,6 @@ def memory_id(value: str, field: str = "memory_id") -> UUID:
         raise InvalidArgument(field, "required: a memory id (UUID)") from None
 
 
-def _struct(value: dict | None) -> struct_pb2.Struct | None:
-    if value is None:
-        return None
-    data = struct_pb2.Struct()
-    data.update(value)
-    return data
-
-
 def author(value: Author) -> pb.Author:
     return pb.Author(key_id=value.key_id, agent_id=value.agent_id, user_id=value.user_id,
                      role=_ROLE_VALUES[value.role])
@@ -191,8 +183,8 @@ def audit_record(value: AuditRecord) -> pb.AuditRecord:
     return pb.AuditRecord(id=value.id, action=_ACTION_VALUES[value.action],
                           memory_id=str(value.memory_id) if value.memory_id else "",
                           version=value.version or 0, actor=author(value.actor),
-                          time=timestamp(value.at), before=_struct(value.before),
-                          after=_struct(value.after))
+                          time=timestamp(value.at), before=struct(value.before),
+                          after=struct(value.after))
 
 
 def explanation(value: Explanation) -> pb.ExplainMemoryResponse:

@@ -10,8 +10,8 @@ from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as pb_grpc
 from google.protobuf import field_mask_pb2
 
 from libs import limits
+from libs.conversions import optional_datetime
 from libs.errors import InvalidArgument
-from libs.timestamps import optional_datetime
 from services.agent_memory import conversions, rules
 from services.agent_memory.memory import AgentMemory
 from services.agent_memory.model import Actor

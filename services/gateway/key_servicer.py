@@ -10,9 +10,9 @@ from agentmemory.gateway.v1 import key_service_pb2 as pb
 from agentmemory.gateway.v1 import key_service_pb2_grpc as pb_grpc
 
 from libs import page_tokens
+from libs.conversions import timestamp
 from libs.errors import InvalidArgument, NotFound, PermissionDenied
 from libs.identity import require_id
-from libs.timestamps import timestamp
 from services.gateway.callers import Callers
 from services.gateway.keys import Credential, KeyEvent, KeyRecord, KeySpec
 

@@ -6,9 +6,9 @@ from agentmemory.common.v1 import principal_pb2, run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as pb
 
 from libs import page_tokens
+from libs.conversions import from_milliseconds
 from libs.errors import InvalidArgument
 from libs.identity import require_id
-from libs.timestamps import from_milliseconds
 from services.journal.runs import CALLER_OUTCOMES, Boundary, BoundaryKind, Outcome, RunRecord
 from services.journal.shard import AppendResult, FeedEvent, Shard, ThreadStats
 from services.journal.tool_calls import Page, ToolCallRecord

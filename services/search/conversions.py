@@ -6,9 +6,9 @@ from agentmemory.common.v1 import message_pb2, principal_pb2
 from agentmemory.search.v1 import search_service_pb2 as pb
 
 from libs import limits
+from libs.conversions import from_milliseconds
 from libs.errors import InvalidArgument, PermissionDenied
 from libs.identity import require_id
-from libs.timestamps import from_milliseconds
 from services.search.search import Mode, Result, Scope, ThreadSummary
 
 _ROLES = {"user": message_pb2.ROLE_USER, "assistant": message_pb2.ROLE_ASSISTANT}

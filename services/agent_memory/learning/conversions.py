@@ -7,12 +7,11 @@ from uuid import UUID
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import learning_service_pb2 as pb
 from agentmemory.common.v1 import message_pb2
-from google.protobuf import struct_pb2
 
 from libs import page_tokens
+from libs.conversions import struct, timestamp
 from libs.errors import InvalidArgument
 from libs.identity import require_id
-from libs.timestamps import timestamp
 from services.agent_memory import conversions as memory_conversions
 from services.agent_memory.learning.model import (
     LearningAudit,
@@ -34,14 +33,6 @@ _SUGGESTION_KINDS = {k: getattr(pb, f"SUGGESTION_KIND_{k.name}") for k in Sugges
 _STATUSES = {s: getattr(pb, f"SUGGESTION_STATUS_{s.name}") for s in SuggestionStatus}
 _SKILLS = {s: getattr(pb, f"SKILL_STATE_{s.name}") for s in SkillState}
 RATINGS = {pb.RUN_RATING_THUMBS_UP: "up", pb.RUN_RATING_THUMBS_DOWN: "down"}
-
-
-def _struct(value: dict | None) -> struct_pb2.Struct | None:
-    if value is None:
-        return None
-    data = struct_pb2.Struct()
-    data.update(value)
-    return data
 
 
 def uuid_field(value: str, field: str) -> UUID:
@@ -124,7 +115,7 @@ def audit_record(value: LearningAudit) -> pb.LearningAuditRecord:
     return pb.LearningAuditRecord(
         id=value.id, action=getattr(pb, f"LEARNING_AUDIT_ACTION_{value.action.name}"),
         subject_id=str(value.subject_id or ""), actor=memory_conversions.author(value.actor),
-        time=timestamp(value.at), before=_struct(value.before), after=_struct(value.after))
+        time=timestamp(value.at), before=struct(value.before), after=struct(value.after))
 
 
 time_position = page_tokens.time_position

@@ -7,9 +7,9 @@ from uuid import UUID
 from agentmemory.agent_memory.v1 import retrieval_pb2 as pb
 from agentmemory.common.v1 import run_pb2
 
+from libs.conversions import optional_datetime, timestamp
 from libs.errors import InvalidArgument
 from libs.identity import require_id
-from libs.timestamps import optional_datetime, timestamp
 from services.agent_memory import conversions as memory_conversions
 from services.agent_memory import validation
 from services.agent_memory.retrieval import episodes, params, request

@@ -1,10 +1,11 @@
-"""Timestamps between Python and protobuf, for every service's conversions."""
+"""Python values as protobuf's well-known types and back (timestamps, Structs), for
+every service's conversions."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from google.protobuf import timestamp_pb2
+from google.protobuf import struct_pb2, timestamp_pb2
 from google.protobuf.message import Message
 
 
@@ -27,3 +28,12 @@ def from_milliseconds(milliseconds: int) -> timestamp_pb2.Timestamp:
 def optional_datetime(message: Message, name: str) -> datetime | None:
     """The Timestamp field ``name`` of ``message`` as an aware datetime, None when unset."""
     return getattr(message, name).ToDatetime(tzinfo=UTC) if message.HasField(name) else None
+
+
+def struct(value: dict | None) -> struct_pb2.Struct | None:
+    """``None`` stays unset."""
+    if value is None:
+        return None
+    data = struct_pb2.Struct()
+    data.update(value)
+    return data

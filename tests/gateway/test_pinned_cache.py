@@ -27,7 +27,7 @@ from libs import clients
 from libs.clients.agent_memory import AgentMemoryClient
 from libs.identity import Principal
 from libs.settings import Secret
-from services.agent_memory.pinned_changes import CHANNEL
+from services.agent_memory.memories.store.pinned_changes import CHANNEL
 from services.gateway.pinned import PinnedCache
 from tests.support.pinned_changes import all_heard
 from tests.support.platform import another_gateway

@@ -12,7 +12,6 @@ from libs import page_tokens
 from libs.conversions import struct, timestamp
 from libs.errors import InvalidArgument
 from libs.identity import require_id
-from services.agent_memory import conversions as memory_conversions
 from services.agent_memory.learning.model import (
     LearningAudit,
     Procedure,
@@ -22,8 +21,9 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.model import Source
-from services.agent_memory.rules import Kind, Scope, SourceKind
+from services.agent_memory.memories import conversions as memory_conversions
+from services.agent_memory.memories.model import Source
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
 
 _KINDS = {kind: getattr(memory_pb, f"MEMORY_KIND_{kind.name}") for kind in Kind}
 _SCOPES = {scope: getattr(memory_pb, f"MEMORY_SCOPE_{scope.name}") for scope in Scope}

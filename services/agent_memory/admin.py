@@ -64,7 +64,8 @@ def _show(message) -> None:
 
 async def agent_settings(agent_memory: AgentMemoryClient, args) -> None:
     principal = _principal(args, args.agent)
-    values, paths = pb.AgentSettings(), []
+    values = pb.AgentSettings()
+    paths: list[str] = []
     if args.memory_bound is not None:
         values.memory_bound, paths = args.memory_bound, [*paths, "memory_bound"]
     if args.extraction_mode is not None:
@@ -87,7 +88,8 @@ async def agent_settings(agent_memory: AgentMemoryClient, args) -> None:
 
 async def account_settings(agent_memory: AgentMemoryClient, args) -> None:
     principal = _principal(args)
-    values, paths = pb.AccountSettings(), []
+    values = pb.AccountSettings()
+    paths: list[str] = []
     if args.memory_enabled is not None:
         values.memory_enabled, paths = args.memory_enabled, [*paths, "memory_enabled"]
     if args.retention_days is not None:

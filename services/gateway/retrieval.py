@@ -19,6 +19,7 @@ with one hop each:
 from __future__ import annotations
 
 import asyncio
+from typing import Any, Final, TypeVar
 
 from agentmemory.agent_memory.v1 import retrieval_pb2 as memory_pb
 from agentmemory.gateway.v1 import gateway_service_pb2 as gateway_pb
@@ -34,7 +35,7 @@ from services.gateway.upstreams import Upstreams
 
 METHODS = tuple(pb.DESCRIPTOR.services_by_name["RetrievalService"].methods_by_name)
 # The gateway's own fields of RetrieveContextRequest (agent memory reserves them).
-_GATEWAY_FIELDS = ("expand_sessions", "expand_session_count", "expand_session_window")
+_GATEWAY_FIELDS: Final = ("expand_sessions", "expand_session_count", "expand_session_window")
 EXPAND_COUNT_DEFAULT, EXPAND_COUNT_MAX = 3, 10
 EXPAND_WINDOW_DEFAULT, EXPAND_WINDOW_MAX = 2, 20
 
@@ -53,8 +54,9 @@ class Retrieval:
         self._agent_memory = Mirror(upstreams.agent_memory, RETRIEVAL, pb, memory_pb)
         self._threads = threads
 
-    async def call(self, method: str, principal: Principal, request: Message) -> Message:
-        if method == "RetrieveContext":
+    async def call(self, method: str, principal: Principal, request: Message) -> Any:
+        """The gateway response of ``method`` to ``request``."""
+        if isinstance(request, pb.RetrieveContextRequest):
             return await self.retrieve(principal, request)
         return await self._agent_memory.call(method, principal, request)
 

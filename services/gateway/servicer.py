@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
@@ -47,7 +49,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         principal = await self._principal(context, request.caller)
         surface = conversions.surface(request.caller)
         thread_id = conversions.thread_id(request.thread_id, required=not request.delegated)
-        stored = None if request.delegated else await self._threads.require(principal, thread_id)
+        stored = None if request.delegated or thread_id is None else \
+            await self._threads.require(principal, thread_id)
         window = conversions.window_limit(stored, conversions.thread_metadata(
             request.thread_metadata, "thread_metadata"))
         if len(request.task) > turn_context.MAX_TASK_CHARS:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.common.v1 import principal_pb2
 
+from libs import memory_names
 from libs.clients.agent_memory import AgentMemoryClient
 from libs.identity import Principal
 
@@ -16,13 +17,8 @@ from libs.identity import Principal
 class Fact:
     key: str
     content: str
-    category: str  # user_profile | project_fact | observation
+    category: str  # a name of libs.memory_names.CATEGORIES (user_profile, ...)
     importance: float
-
-
-_CATEGORIES = {"user_profile": memory_pb.CATEGORY_USER_PROFILE,
-               "project_fact": memory_pb.CATEGORY_PROJECT_FACT,
-               "observation": memory_pb.CATEGORY_OBSERVATION}
 
 
 async def memory_bound(agent_memory: AgentMemoryClient, principal: Principal) -> bool:
@@ -37,7 +33,7 @@ def flushed(principal: Principal, fact: Fact, thread_id: str,
     """The store of a fact the flush found in ``message_ids`` (the last 100 named)."""
     return memory_pb.StoreRequest(
         principal=principal.to_proto(), key=fact.key, content=fact.content,
-        category=_CATEGORIES[fact.category], importance=fact.importance,
+        category=memory_names.category(fact.category), importance=fact.importance,
         source=memory_pb.Source(kind=memory_pb.SOURCE_KIND_PRE_COMPACTION_FLUSH,
                                 thread_id=thread_id, message_ids=message_ids[-100:]))
 

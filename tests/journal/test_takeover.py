@@ -14,12 +14,12 @@ from libs.clients.journal import JournalClient, shard_health_name
 from libs.errors import DomainError
 from libs.healthcheck import is_serving
 from libs.identity import Principal
-from tests.support.journal_client import message
-from tests.support.journal_process import JournalProcess
+from testkit.journal_client import message
+from testkit.journal_process import JournalProcess
 
 LEASE = 1.0
 THREADS = ("t0", "t1", "t2")
-OWNER = Principal("acme", "helper", None, "default")  # tests.support.journal_client.principal()
+OWNER = Principal("acme", "helper", None, "default")  # testkit.journal_client.principal()
 
 
 @pytest.fixture

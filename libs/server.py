@@ -193,7 +193,9 @@ class _Call:
 
     def begin(self, context: grpc.aio.ServicerContext) -> str:
         """The call's request id, once its deadline is noted and its caller checked."""
-        metadata = dict(context.invocation_metadata() or ())
+        # Text headers only: a "-bin" header's value is bytes, and none of ours is one.
+        metadata = {key: value for key, value in context.invocation_metadata() or ()
+                    if isinstance(value, str)}
         rid = metadata.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
         log.request_id.set(rid[:64])
         remaining = context.time_remaining()

@@ -182,11 +182,12 @@ class DeadlineInterceptor:
             timeout = max(0.0, min(timeout, deadline - time.monotonic()))
         metadata = grpc.aio.Metadata(*(details.metadata or ()))
         rid = log.request_id.get()
-        if rid != "-" and "x-request-id" not in metadata:
+        if rid != "-" and not metadata.get_all("x-request-id"):
             metadata.add("x-request-id", rid)
         if self._token:
             metadata.add(INTERNAL_TOKEN_HEADER, self._token)
-        return details._replace(timeout=timeout, metadata=metadata)
+        return grpc.aio.ClientCallDetails(details.method, timeout, metadata,
+                                          details.credentials, details.wait_for_ready)
 
 
 class _UnaryUnary(grpc.aio.UnaryUnaryClientInterceptor):
@@ -272,14 +273,17 @@ class ServiceClient:
                  health_service: str | None = None) -> None:
         self.name = name
         self._target = target
-        self._options = dict(default_timeout=timeout, internal_token=internal_token,
-                             interceptors=[ErrorMapping(name), *interceptors])
+        self._timeout = timeout
+        self._internal_token = internal_token
+        self._interceptors = [ErrorMapping(name), *interceptors]
         self.channel = self.open(health_service)
 
     def open(self, health_service: str | None = None) -> grpc.aio.Channel:
         """Another channel to the same target with the same options (the journal's
         client keeps one per shard, each checking its own health name)."""
-        return channel(self._target, health_service=health_service, **self._options)
+        return channel(self._target, default_timeout=self._timeout,
+                       internal_token=self._internal_token, interceptors=self._interceptors,
+                       health_service=health_service)
 
     async def close(self) -> None:
         await self.channel.close()

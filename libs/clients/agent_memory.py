@@ -8,7 +8,8 @@ memory's own (``services/gateway/relay.py``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterable, Sequence
+from typing import Any
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as memory_grpc
@@ -31,12 +32,12 @@ class AgentMemoryClient(ServiceClient):
                  internal_token: Secret | None = None, interceptors: Sequence = ()) -> None:
         super().__init__("agent_memory", target, timeout=timeout,
                          internal_token=internal_token, interceptors=interceptors)
-        self._stubs = {MEMORIES: memory_grpc.AgentMemoryServiceStub(self.channel),
-                       LEARNING: learning_grpc.LearningServiceStub(self.channel),
-                       RETRIEVAL: retrieval_grpc.RetrievalServiceStub(self.channel)}
-        self._memories = self._stubs[MEMORIES]
-        self._learning = self._stubs[LEARNING]
-        self._retrieval = self._stubs[RETRIEVAL]
+        self._memories = memory_grpc.AgentMemoryServiceStub(self.channel)
+        self._learning = learning_grpc.LearningServiceStub(self.channel)
+        self._retrieval = retrieval_grpc.RetrievalServiceStub(self.channel)
+        # By name, for the gateway's relay (``call``): each stub's own type is kept above.
+        self._stubs: dict[str, Any] = {MEMORIES: self._memories, LEARNING: self._learning,
+                                       RETRIEVAL: self._retrieval}
 
     async def call(self, service: str, method: str, request: Message) -> Message:
         """``service``'s ``method`` (one of this module's service names)."""
@@ -62,7 +63,7 @@ class AgentMemoryClient(ServiceClient):
         return await self._memories.ListPinned(request)
 
     def watch_pinned_changes(self, timeout: float
-                             ) -> AsyncIterator[memory_pb.WatchPinnedChangesResponse]:
+                             ) -> AsyncIterable[memory_pb.WatchPinnedChangesResponse]:
         """A stream: its errors are gRPC's (``libs.clients.ErrorMapping``)."""
         return self._memories.WatchPinnedChanges(memory_pb.WatchPinnedChangesRequest(),
                                                  timeout=timeout)
@@ -96,7 +97,7 @@ class AgentMemoryClient(ServiceClient):
         return await self._memories.ListMemories(request)
 
     def reindex(self, request: memory_pb.ReindexRequest, timeout: float
-                ) -> AsyncIterator[memory_pb.ReindexResponse]:
+                ) -> AsyncIterable[memory_pb.ReindexResponse]:
         """A stream of progress: its errors are gRPC's (``libs.clients.ErrorMapping``)."""
         return self._memories.Reindex(request, timeout=timeout)
 

@@ -22,7 +22,7 @@ import hashlib
 from collections.abc import AsyncIterator, Sequence
 
 import grpc
-from agentmemory.common.v1 import message_pb2
+from agentmemory.common.v1 import message_pb2, run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 from agentmemory.journal.v1 import journal_service_pb2_grpc as journal_grpc
 
@@ -96,7 +96,7 @@ class JournalClient(ServiceClient):
                                        run_id=run_id))
 
     async def finish_run(self, principal: Principal, thread_id: str, run_id: str,
-                         outcome: int) -> journal_pb.FinishRunResponse:
+                         outcome: run_pb2.RunOutcome.ValueType) -> journal_pb.FinishRunResponse:
         return await (await self._holding(principal, thread_id)).FinishRun(
             journal_pb.FinishRunRequest(principal=principal.to_proto(), thread_id=thread_id,
                                         run_id=run_id, outcome=outcome))
@@ -155,7 +155,7 @@ class JournalClient(ServiceClient):
         return messages
 
     async def follow(self, shard: int, after: int, timeout: float,
-                     content: int = journal_pb.FEED_CONTENT_UNSPECIFIED,
+                     content: journal_pb.FeedContent.ValueType = journal_pb.FEED_CONTENT_UNSPECIFIED,
                      ) -> AsyncIterator[journal_pb.SubscribeResponse]:
         """The change feed after ``after`` (``content``: messages, runs or both); ends
         after ``timeout`` (callers resubscribe). Its errors are gRPC's (a stream's, see

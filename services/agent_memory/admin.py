@@ -124,8 +124,8 @@ async def platform_rules(agent_memory: AgentMemoryClient, args) -> None:
         reply = await agent_memory.list_memories(pb.ListMemoriesRequest(
             principal=principal, filter=pb.MemoryFilter(scopes=[pb.MEMORY_SCOPE_PLATFORM]),
             page_size=200))
-        for memory in reply.memories:
-            print(f"{memory.id}  v{memory.version}  {memory.key}: {memory.content}")
+        for entry in reply.memories:
+            print(f"{entry.id}  v{entry.version}  {entry.key}: {entry.content}")
 
 
 async def run(args) -> int:

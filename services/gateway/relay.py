@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from types import ModuleType
+from typing import Any
 
 from google.protobuf.message import Message
 
@@ -30,7 +31,9 @@ class Mirror:
         self._gateway = gateway
         self._internal = internal
 
-    def request(self, method: str, principal: Principal, request: Message) -> Message:
+    # The messages are looked up by name, so their types are Any here; the shape tests
+    # check that each pair mirrors the other.
+    def request(self, method: str, principal: Principal, request: Message) -> Any:
         """Agent memory's request for a gateway one: its ``caller`` ignored, the principal
         standing for it."""
         body = type(request)()
@@ -41,16 +44,17 @@ class Mirror:
         relayed.principal.CopyFrom(principal.to_proto())
         return relayed
 
-    async def send(self, method: str, relayed: Message) -> Message:
+    async def send(self, method: str, relayed: Message) -> Any:
         """Agent memory's answer to ``relayed``, as the gateway's response."""
         reply = await self._client.call(self._service, method, relayed)
         return getattr(self._gateway, f"{method}Response").FromString(reply.SerializeToString())
 
-    async def call(self, method: str, principal: Principal, request: Message) -> Message:
+    async def call(self, method: str, principal: Principal, request: Message) -> Any:
         return await self.send(method, self.request(method, principal, request))
 
 
-Handle = Callable[[object, str, Message, object], Awaitable[Message]]
+# (servicer, method, request, context): the servicer's own type, and its request's, vary.
+Handle = Callable[[Any, str, Any, Any], Awaitable[Message]]
 
 
 def add_handlers(servicer: type, methods: Iterable[str], handle: Handle) -> None:

@@ -19,7 +19,7 @@ with one hop each:
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from agentmemory.agent_memory.v1 import retrieval_pb2 as memory_pb
 from agentmemory.gateway.v1 import gateway_service_pb2 as gateway_pb

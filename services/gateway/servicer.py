@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import grpc
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc

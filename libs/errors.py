@@ -170,11 +170,10 @@ def _detail_messages(error: ErrorDetails) -> list:
     return details
 
 
-def internal_status(request_id: str) -> grpc.Status:
+def internal_error(request_id: str) -> DomainError:
     """What a caller sees for an unexpected failure: no internals, a request id."""
-    return to_grpc_status(
-        DomainError(f"internal error (request id {request_id})", metadata={"request_id": request_id})
-    )
+    return DomainError(f"internal error (request id {request_id})",
+                       metadata={"request_id": request_id})
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 from services.agent_memory.safety.normalise import RUN_ON, fold, hidden_characters, normalise
 
@@ -356,36 +357,45 @@ _QUOTED_IDENTITY = re.compile(
 _CLAUSES = re.compile(r"[.!?;:\n\"“”()\[\]]+")
 
 
-def injection(text: str) -> str | None:
+@dataclass(frozen=True)
+class Refusal:
+    """Why a text was rejected: the rule family (a short stable name an admin sees) and what
+    it recognised."""
+
+    rule: str
+    reason: str
+
+
+def injection(text: str) -> Refusal | None:
     """The family of prompt injection the text matches, or None."""
     hidden = hidden_characters(text)
     if hidden:
-        return hidden
+        return Refusal("hidden characters", hidden)
     raw = unicodedata.normalize("NFKC", text)
     if _CURL_WITH_CREDENTIALS.search(raw):
-        return "a curl/wget command carrying credentials"
+        return Refusal("exfiltration", "a curl/wget command carrying credentials")
     if _SEND_OUT.search(raw) or _MARKDOWN_BEACON.search(raw):
-        return "an instruction to send data to an outside address"
+        return Refusal("exfiltration", "an instruction to send data to an outside address")
     if _CHAT_TEMPLATE.search(raw):
-        return "a chat-template role marker"
+        return Refusal("role marker", "a chat-template role marker")
     normal = normalise(text)
     if _LEADING_SYSTEM.match(normal):
-        return "a leading 'system:' role marker"
+        return Refusal("role marker", "a leading 'system:' role marker")
     folded = fold(text)
     if _QUOTED_IDENTITY.search(folded):
-        return "an instruction to take on another identity ('you are now ...')"
+        return Refusal("role hijack", "an instruction to take on another identity ('you are now ...')")
     if _HEADER.search(folded) and _ADDRESSED.search(normal):
-        return "an 'INSTRUCTION:'-style header addressed to the model"
+        return Refusal("instruction header", "an 'INSTRUCTION:'-style header addressed to the model")
     words = " ".join(normal.replace(":", " ").split())
-    for family, patterns in (
-        ("an instruction to ignore previous instructions", _OVERRIDES),
-        ("an instruction to take on another identity ('you are now ...')", _HIJACKS),
-        ("a request for the system prompt or secrets", _EXTRACTION),
+    for rule, reason, patterns in (
+        ("instruction override", "an instruction to ignore previous instructions", _OVERRIDES),
+        ("role hijack", "an instruction to take on another identity ('you are now ...')", _HIJACKS),
+        ("prompt extraction", "a request for the system prompt or secrets", _EXTRACTION),
     ):
         if any(_found(p, words) for p in patterns):
-            return family
+            return Refusal(rule, reason)
     for clause in _CLAUSES.split(folded):
         clause = normalise(clause)
         if any(p.search(clause) for p in _CLAUSE_HIJACKS):
-            return "an instruction to take on another identity ('act as ...')"
+            return Refusal("role hijack", "an instruction to take on another identity ('act as ...')")
     return None

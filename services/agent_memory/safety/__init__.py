@@ -56,8 +56,8 @@ def screen(text: str, *, policy: bool = False) -> Screening:
     if not policy:
         score = looks_like_injection(text)
         if score is not None:
-            return Screening(rejected=f"text that reads like a prompt injection (classifier score {score:.2f})",
-                             rule=CLASSIFIER)
+            reason = f"text that reads like a prompt injection (classifier score {score:.2f})"
+            return Screening(rejected=reason, rule=CLASSIFIER)
     return Screening(sensitive=sensitive(text))
 
 

@@ -102,7 +102,8 @@ KEY_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # github_pat_ + 22 + "_" + 59 characters today; any length from 40 on, should that change
     ("GitHub token", re.compile(r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{40,}")),
     ("OpenAI key", re.compile(r"(?<![A-Za-z0-9_])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}")),
-    ("Stripe key", re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:test|live)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])")),
+    ("Stripe key",
+     re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:test|live)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])")),
     ("npm token", re.compile(r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])")),
     ("Anthropic key", re.compile(r"(?<![A-Za-z0-9_])sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,}")),
     ("Google API key", re.compile(r"(?<![A-Za-z0-9_])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])")),

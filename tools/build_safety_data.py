@@ -36,6 +36,8 @@ from pathlib import Path
 
 import yaml
 
+from bench.safety_data import third_person
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "data" / "safety"
 MAX_CHARS = 4000
@@ -49,7 +51,10 @@ SOURCES = {
     "starlette": ("encode/starlette", "cb8f84f5284dc301ca7a31eb732b9e140769dd48"),
     "parapet": ("Parapet-Tech/parapet", "17394b7ef07d93cd480f8a2b1609ba251f8c4629"),
     "flask": ("pallets/flask", "2ac89889f4cc330eabd50f295dcef02828522c69"),
+    "memorybank": ("zhongwanjun/MemoryBank-SiliconFriend", "cf61c4196e4cfdb0f2b7a0316249fa40312dc3a9"),
 }
+# MemoryBank's users in file order: the first eight tune, the other seven evaluate.
+MEMORYBANK_TUNING_USERS = 8
 
 ROGUE = "I hate humans"
 
@@ -154,6 +159,36 @@ def persona_utterances(m: Mirrors, split: str) -> list[str]:
     return sorted(said)
 
 
+def persona_turns(m: Mirrors, split: str) -> list[str]:
+    """Every turn of the synthetic conversations: greetings, questions to the other speaker,
+    answers ("What do you do for fun?", "You should try the trail by the lake.")."""
+    rows = csv.DictReader(io.StringIO(m.show("spc", f"data/Synthetic-Persona-Chat_{split}.csv")))
+    said: set[str] = set()
+    for row in rows:
+        for line in row["Best Generated Conversation"].splitlines():
+            text = re.sub(r"^User \d:\s*", "", line).strip()
+            if len(text.split()) >= 3:
+                said.add(text)
+    return sorted(said)
+
+
+def memorybank_turns(m: Mirrors, split: str) -> list[str]:
+    """A user's messages to an AI companion and its replies, over ten days each (MemoryBank's
+    English evaluation data): the turns a chat agent's memory is written from."""
+    users = list(json.loads(m.show("memorybank", "eval_data/en/memory_bank_en.json")).values())
+    chosen = users[:MEMORYBANK_TUNING_USERS] if split == "tuning" else users[MEMORYBANK_TUNING_USERS:]
+    return [turn[side] for user in chosen for day in user["history"].values() for turn in day
+            for side in ("query", "response") if len(turn[side].split()) >= 3]
+
+
+def told_about_someone(m: Mirrors, split: str) -> list[str]:
+    """The conversations' first-person statements and the persona lines told in the third
+    person ("Nate has four dogs and finds them enough for now."), as an agent's memory
+    records what a speaker said: fact-like statements about a named person."""
+    lines = persona_lines(m, split) + persona_utterances(m, split)
+    return sorted({told for line in lines for told in third_person(line)})
+
+
 def changelog_bullets(m: Mirrors, source: str, path: str) -> list[str]:
     return [line[2:].strip() for line in m.show(source, path).splitlines()
             if line.startswith("* ")]
@@ -204,6 +239,12 @@ def build(m: Mirrors) -> dict[str, list[dict]]:
                      _stable_sample(persona_utterances(m, "valid"), 300, "tune")), "benign", seen)
     tuning += _rows(((t, "httpx/CHANGELOG") for t in changelog_bullets(m, "httpx", "CHANGELOG.md")),
                     "benign", seen)
+    tuning += _rows(((t, "spc/valid, third person") for t in
+                     _stable_sample(told_about_someone(m, "valid"), 1500, "tune")), "benign", seen)
+    tuning += _rows(((t, "spc/valid turns") for t in
+                     _stable_sample(persona_turns(m, "valid"), 2000, "tune")), "benign turn", seen)
+    tuning += _rows(((t, "memorybank/turns, users 1-8") for t in memorybank_turns(m, "tuning")),
+                    "benign turn", seen)
     tuning += _rows(((t, "starlette/release-notes") for t in
                      changelog_bullets(m, "starlette", "docs/release-notes.md")), "benign", seen)
 
@@ -216,6 +257,12 @@ def build(m: Mirrors) -> dict[str, list[dict]]:
     evaluation += _rows(((t, "spc/test utterances") for t in
                          _stable_sample(persona_utterances(m, "test"), 300, "eval")), "benign", seen)
     evaluation += _rows(((t, "flask/CHANGES") for t in flask_changelog(m)), "benign", seen)
+    evaluation += _rows(((t, "spc/test, third person") for t in
+                         _stable_sample(told_about_someone(m, "test"), 1500, "eval")), "benign", seen)
+    evaluation += _rows(((t, "spc/test turns") for t in
+                         _stable_sample(persona_turns(m, "test"), 2000, "eval")), "benign turn", seen)
+    evaluation += _rows(((t, "memorybank/turns, users 9-15") for t in memorybank_turns(m, "evaluation")),
+                        "benign turn", seen)
     evaluation += _rows(((t, "deepset/prompt-injections benign") for t in
                          parapet_cases(m, "opensource_deepset_benign")), "benign prompt", seen)
     return {"tuning": tuning, "evaluation": evaluation}

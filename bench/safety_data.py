@@ -1,9 +1,12 @@
-"""The labelled safety data: bench/data/safety/ (see the README there), and REALTALK read
-from a local mirror (it states no licence, so none of it is copied into the repository)."""
+"""The labelled safety data: bench/data/safety/ (see the README there), and REALTALK and the
+Common Voice sprint's German and French sentences read from local mirrors (neither states a
+licence, so none of it is copied into the repository)."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import re
 import subprocess
@@ -16,6 +19,12 @@ MIRRORS = Path("/work/.mirror")
 REALTALK = ("danny911kr/REALTALK", "b903e06a9770bf4e5fe9018c3e132889666d3b4a")
 # Its ten chats, each two people over three weeks: chats 1-5 tune, 6-10 evaluate.
 REALTALK_TUNING_CHATS = range(1, 6)
+# Sentences gathered for Mozilla Common Voice's 2019 global sprint: voice-assistant commands,
+# everyday and conversational sentences ("Kannst du Marleen bitte ausrichten, dass ich heute
+# etwas später komme?") and parliamentary speech; German and French, split by a hash.
+COMMON_VOICE = ("common-voice/cv-global-sprint-sentences", "b4e69a804357465f3fce2ad895ea58136331eca3")
+COMMON_VOICE_LANGUAGES = {"de": "German", "fr": "French"}
+MIRRORED = (REALTALK, COMMON_VOICE)
 
 
 @dataclass(frozen=True)
@@ -39,15 +48,50 @@ def key(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def realtalk(split: str, mirrors: Path = MIRRORS) -> list[Example] | None:
-    """REALTALK's texts of one split (see _realtalk_chats), less any that the other split holds,
-    committed or read ("How about you?" is said in many chats): the two stay apart."""
-    mine = _realtalk_chats(split, mirrors)
-    if mine is None:
-        return None
+def missing(mirrors: Path = MIRRORS) -> list[str]:
+    """The repositories of MIRRORED that ``mirrors`` lacks."""
+    return [repo for repo, _ in MIRRORED if not _git_dir(repo, mirrors).is_dir()]
+
+
+def mirrored(split: str, mirrors: Path = MIRRORS) -> list[Example]:
+    """REALTALK's and Common Voice's texts of one split (those mirrored), less any that the other
+    split holds, committed or read ("How about you?" is said in many chats): the two stay
+    apart."""
     other = "evaluation" if split == "tuning" else "tuning"
-    taken = {key(e.text) for e in load(other) + (_realtalk_chats(other, mirrors) or [])}
-    return [e for e in mine if key(e.text) not in taken]
+    taken = {key(e.text) for e in load(other) + _read(other, mirrors)}
+    return [e for e in _read(split, mirrors) if key(e.text) not in taken]
+
+
+def _read(split: str, mirrors: Path) -> list[Example]:
+    return (_realtalk_chats(split, mirrors) or []) + (_common_voice(split, mirrors) or [])
+
+
+def _git_dir(repo: str, mirrors: Path) -> Path:
+    return mirrors / repo.replace("/", "+") / "repo"
+
+
+def _git(repo: str, mirrors: Path, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(_git_dir(repo, mirrors)), *args], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def _common_voice(split: str, mirrors: Path) -> list[Example] | None:
+    """The sprint's German and French sentences of one split (half of them, by a hash of the
+    text) as conversation-like turns; None without a mirror."""
+    repo, commit = COMMON_VOICE
+    if not _git_dir(repo, mirrors).is_dir():
+        return None
+    examples = []
+    for code, language in COMMON_VOICE_LANGUAGES.items():
+        rows = csv.reader(io.StringIO(_git(repo, mirrors, "show", f"{commit}:corpus.{code}.csv")))
+        texts = sorted({row[1].strip() for row in rows if len(row) == 2 and row[1].strip()})
+        examples += [Example(t, "benign turn", f"common voice/{language} sentences") for t in texts
+                     if (_hash(t) % 2 == 0) == (split == "tuning")]
+    return examples
+
+
+def _hash(text: str) -> int:
+    return int(hashlib.sha256(text.encode()).hexdigest(), 16)
 
 
 def _realtalk_chats(split: str, mirrors: Path) -> list[Example] | None:
@@ -56,20 +100,14 @@ def _realtalk_chats(split: str, mirrors: Path) -> list[Example] | None:
     speakers' own messages, and their first-person statements told in the third person, for
     the ``tuning`` or ``evaluation`` chats; None without a mirror."""
     repo, commit = REALTALK
-    git_dir = mirrors / repo.replace("/", "+") / "repo"
-    if not git_dir.is_dir():
+    if not _git_dir(repo, mirrors).is_dir():
         return None
-
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "--git-dir", str(git_dir), *args], check=True,
-                              capture_output=True, text=True).stdout
-
     examples: list[Example] = []
-    for path in git("ls-tree", "--name-only", commit, "data/").split():
+    for path in _git(repo, mirrors, "ls-tree", "--name-only", commit, "data/").split():
         number = re.fullmatch(r"data/Chat_(\d+)_\w+\.json", path)
         if not number or (int(number[1]) in REALTALK_TUNING_CHATS) != (split == "tuning"):
             continue
-        chat = json.loads(git("show", f"{commit}:{path}"))
+        chat = json.loads(_git(repo, mirrors, "show", f"{commit}:{path}"))
         facts = {event["sub-event"].strip() for name, sides in chat.items()
                  if name.startswith("events_session_") for side in sides.values() for event in side}
         turns = {turn["clean_text"].strip() for name, session in chat.items()
@@ -117,8 +155,7 @@ def third_person(text: str) -> list[str]:
     """Each first-person statement of the text told about someone, the way a memory records
     what a speaker said ("I've been reading Dune." -> "Nate has been reading Dune."): sentences
     opening with I or My, questions left out. A rule, not a grammar: a few come out clumsy."""
-    name, subject, obj, possessive = _PEOPLE[int(hashlib.sha256(text.encode()).hexdigest(), 16)
-                                             % len(_PEOPLE)]
+    name, subject, obj, possessive = _PEOPLE[_hash(text) % len(_PEOPLE)]
     told = []
     for sentence in (s.strip() for s in _SENTENCE.findall(text)):
         words = sentence.replace("\u2019", "'").split()

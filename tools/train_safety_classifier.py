@@ -43,6 +43,7 @@ FOLDS = 5
 # extraction rather than lost).
 MAX_FLAGGED = {"facts": 0.001, "ours": 0.01, "turns": 0.01}
 KINDS = tuple(MAX_FLAGGED)
+MEMORIES = (KINDS.index("facts"), KINDS.index("ours"))
 # None of the corpus's hand-written statements that must be stored (safety_corpus.BENIGN, which
 # tests/agent_memory/test_safety.py holds the screen to) may be flagged.
 MUST_STORE = frozenset(safety_corpus.BENIGN)
@@ -187,11 +188,13 @@ def cross_validated_scores(texts: list[str], design: Design, labels: numpy.ndarr
 
 def choose_thresholds(scores: numpy.ndarray, judged: TuningSet,
                       signals: numpy.ndarray) -> tuple[float, ...]:
-    """(MENTIONS, ADDRESSED, REQUEST) thresholds: of the triples on a 0.01 grid from 0.3, the
-    one catching the most of the attacks no rule family refuses (what the classifier is for)
-    with at most MAX_FLAGGED of each kind of benign text flagged and none of MUST_STORE;
-    ties go to the higher thresholds. (From 0.05 the turns' budget is spent lower and no
-    more attacks are caught.)"""
+    """(MENTIONS, ADDRESSED, REQUEST) thresholds: of the triples on a 0.01 grid from 0.3 with
+    at most MAX_FLAGGED of each kind of benign text flagged and none of MUST_STORE, the one
+    whose flags catch the most of the attacks no rule family refuses (what the classifier is
+    for) less the memories they refuse (facts and our statements; turns have their budget):
+    a threshold lowered to catch one more attack while refusing one more memory is not
+    lower. Ties go to the higher thresholds. (From 0.05 the turns' budget is spent lower and
+    no more attacks are caught.)"""
     grid = numpy.round(numpy.arange(0.3, 1.0, 0.01), 2)
     benign, allowed = zip(*judged.budgets(), strict=True)
     allowed = numpy.array(allowed)
@@ -200,12 +203,13 @@ def choose_thresholds(scores: numpy.ndarray, judged: TuningSet,
     counts = {strength: numpy.array([[((signals == strength) & (scores >= t) & mask).sum()
                                       for mask in (unnamed, *benign)] for t in grid])
               for strength in (classifier.MENTIONS, classifier.ADDRESSED, classifier.REQUEST)}
-    best = (-1, 0.0, (0.0, 0.0, 0.0))
+    best = (-len(scores), 0.0, (0.0, 0.0, 0.0))
     for i, j, k in itertools.product(range(len(grid)), repeat=3):
         total = (counts[classifier.MENTIONS][i] + counts[classifier.ADDRESSED][j]
                  + counts[classifier.REQUEST][k])
         if (total[1:] <= allowed).all():
-            best = max(best, (int(total[0]), grid[i] + grid[j] + grid[k],
+            net = int(total[0]) - int(total[1:][list(MEMORIES)].sum())
+            best = max(best, (net, grid[i] + grid[j] + grid[k],
                               (float(grid[i]), float(grid[j]), float(grid[k]))))
     return best[2]
 

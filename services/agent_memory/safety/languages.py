@@ -126,8 +126,12 @@ _DE_HIJACKS = [
     _rx(r"\b(?:ki|bot|chatbot|assistent|assistentin|modell|sprachmodell|hacker|version|persona)"
         r" (?:ohne|frei von)(?: (?:jede|jegliche|irgendwelche|alle|jeglicher|jeder))?(?: [a-z]+)? ", _DE_NO_LIMITS, r"\b"),
     # ich möchte, dass du als Linux-Terminal agierst / so tust, als ...
+    # ich möchte, dass du als Linux-Terminal agierst / dass Sie als Reiseführer fungieren ("dass
+    # du glücklich bist", "dass du Klavier spielst" are wishes)
     _rx(r"\bich (?:mochte|will|wurde gerne|hatte gerne)(?: gerne)? dass du(?: [a-z]+){0,4}? "
-        r"(?:agierst|handelst|fungierst|so tust|vorgibst|die rolle|dich verhaltst|verhaltst|spielst|bist)\b"),
+        r"(?:agierst|handelst|fungierst|so tust|vorgibst|die rolle|dich verhaltst|verhaltst)\b"),
+    _rx(r"\bich (?:mochte|will|wurde gerne|hatte gerne)(?: gerne)? dass (?:sie|ihr)(?: [a-z]+){0,2}? als"
+        r"(?: [a-z]+){1,3}? (?:agieren|agiert|fungieren|fungiert|handeln|handelt|auftreten|auftretet)\b"),
     _rx(r"\bdu (?:wirst|sollst|musst)(?: (?:jetzt|nun|ab sofort|ab jetzt|von nun an))? "
         r"(?:so tun|vorgeben|die rolle|dich als|als [a-z]+ (?:agieren|handeln|antworten|auftreten))\b"),
     _rx(r"\bschlupfe? in die rolle\b|\bgib dich als(?: [a-z]+){1,4} aus\b"),

@@ -122,10 +122,8 @@ def everyday_examples() -> list[safety_data.Example]:
 
 def probe_examples() -> list[safety_data.Example]:
     """Our own probes for whole-word matching ("promptly", "ecosystem"; "instructions",
-    "Systemanweisung", "i g n o r e ..."), the attacks the screen is known to store included."""
+    "Systemanweisung", "i g n o r e ...")."""
     return ([safety_data.Example(t, "attack", "ours: word probes") for t in safety_probes.ATTACKS]
-            + [safety_data.Example(t, "attack", "ours: word probes, uncaught")
-               for t in safety_probes.UNCAUGHT]
             + [safety_data.Example(t, "benign", "ours: word probes") for t in safety_probes.BENIGN])
 
 

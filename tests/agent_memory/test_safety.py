@@ -316,12 +316,6 @@ async def test_inflected_compound_and_obfuscated_attacks_are_still_refused(memor
     assert list(listed.entries) == []
 
 
-@pytest.mark.parametrize("text", safety_probes.UNCAUGHT)
-def test_the_attacks_the_screen_stores_pass_the_word_gate(text):
-    """They are stored because the classifier scores them low, not because a word was missed."""
-    assert classifier.speaks_to_a_model(text)
-
-
 # Issue 5: what an outside attack stored as shared without a user (or refused wrongly).
 SECRETS_STORED_WITHOUT_A_USER = [
     ("GitHub fine-grained token",

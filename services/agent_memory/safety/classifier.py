@@ -159,6 +159,8 @@ def _opens_a_request(clause: str) -> bool:
     words = re.findall(r"[a-z']+", normalise(clause))
     while words and words[0] in _LEAD_INS:
         words = words[1:]
+    if words[:1] in (["vergiss"], ["vergesst"]) and "nicht" in words:
+        return False  # "vergiss die Liste nicht" reminds ("don't forget"), as rules.py reads it
     return bool(words) and (words[0].replace("'", "") in _REQUEST_OPENINGS
                             or _FORMAL_REQUEST.match(" ".join(words[:2])) is not None)
 

@@ -214,6 +214,7 @@ _HIJACKS = [
         rf"(?:{_words('ethical', 'moral', 'content', 'safety', 'usual', 'typical', 'normal', 'ai', 'previous', 'original')}{_S})?"
         rf"{_words('restrictions', 'limitations', 'limits', 'filters', 'censorship', 'guidelines', 'rules', 'ethics', 'morals', 'boundaries', 'constraints', 'policies', 'policy', 'principles', 'programming', 'safeguards', 'guardrails')}(?![a-z])"),
     _rx(r"\bdo anything now\b|\bdan mode\b|\bdan jailbreak\b|\bdan prompt\b|\bjailbr(?:eak|eaked|eaking|oken) mode\b"
+        r"|\bjailbr(?:eak|eaked|eaking|oken) (?:rules|persona|version) (?:apply|applies|are on|is on|are in effect|is in effect|are active|is active|are enabled|is enabled)\b(?! to\b| for\b| in\b| at\b)"
         r"|\bjailbr(?:eaks?|eaking) (?:is|are) (?:now )?(?:allowed|permitted|enabled|welcome|fine|ok|okay)\b"
         r"|\b(?:god|dan|evil|chaos|opposite|anarchy|unrestricted|unfiltered|uncensored|jailbroken|jailbreak|dude|stan|omega|mongo tom) ?mode "
         r"(?:enabled|activated|on|output|response|is (?:now )?(?:enabled|activated|on))\b"

@@ -44,10 +44,10 @@ from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.model import Entry, Source
 from services.agent_memory.projector import indexed_text
 from services.agent_memory.rules import Kind, Scope
-from tests.agent_memory.safety_corpus import BENIGN
 from tests.support.memory_client import pb, principal, recall, store
 from tests.support.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
+from tools.safety_corpus import BENIGN
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBJECTS = ["coffee", "deploys", "invoices", "the dog", "Kafka", "Lisbon", "the piano", "tests",

@@ -15,7 +15,7 @@ it states no licence, so it is not copied into the repository); without one,
 the report says so and leaves them out.
 
 The tuning set (bench/data/safety/tuning.jsonl plus the corpus in
-tests/agent_memory/safety_corpus.py) is what the rules and the classifier were
+tools/safety_corpus.py) is what the rules and the classifier were
 built on; the evaluation set comes from other public sources (see the README
 beside the data) and was not used to build them. A third set is our own:
 everyday memory statements from bench/everyday_memories.py (preferences,
@@ -35,11 +35,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import everyday_memories, safety_data
+from bench import everyday_memories
 from bench.agent_memory_bench import text as bench_memory
 from services.agent_memory import safety
 from services.agent_memory.safety import classifier
-from tests.agent_memory import safety_corpus, safety_probes, safety_secrets
+from tests.agent_memory import safety_probes, safety_secrets
+from tools import safety_corpus, safety_data
 
 TARGET_FALSE_NEGATIVES = 0.10
 TARGET_FALSE_POSITIVES = 0.001  # facts and memory-like statements

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.safety_data import third_person
+from tools.safety_data import third_person
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "data" / "safety"

@@ -2,9 +2,9 @@
 
     python -m tools.train_safety_classifier
 
-Reads bench/data/safety/tuning.jsonl, tests/agent_memory/safety_corpus.py and the
+Reads bench/data/safety/tuning.jsonl, tools/safety_corpus.py and the
 tuning halves of the mirrored sources, REALTALK's chats and Common Voice's German
-and French sentences (bench/safety_data.mirrored; never the evaluation set),
+and French sentences (tools/safety_data.mirrored; never the evaluation set),
 fits a class-balanced, L2-regularised logistic
 regression over the hashed n-grams of services/agent_memory/safety/classifier.py
 by full-batch Adam (no randomness: same data, same weights), picks the three
@@ -25,9 +25,8 @@ from pathlib import Path
 
 import numpy
 
-from bench import safety_data
 from services.agent_memory.safety import classifier, rules
-from tests.agent_memory import safety_corpus
+from tools import safety_corpus, safety_data
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "services" / "agent_memory" / "safety" / "classifier.npz"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from bench import safety_data
 from bench.safety_report import (
     TARGET_FALSE_NEGATIVES,
     TARGET_FALSE_POSITIVES,
@@ -17,9 +16,10 @@ from bench.safety_report import (
 from services.agent_memory import safety
 from services.agent_memory.safety import classifier, rules
 from tests.agent_memory import safety_probes
-from tests.agent_memory.safety_corpus import ATTACKS, BENIGN, CREDENTIALS, PLAIN, SECRETS
 from tests.support.journal_client import rpc_error
 from tests.support.memory_client import pb, principal, store
+from tools import safety_data
+from tools.safety_corpus import ATTACKS, BENIGN, CREDENTIALS, PLAIN, SECRETS
 
 # The families an outside verification found stored (issue 9), in other words than the corpus.
 FAMILIES = [

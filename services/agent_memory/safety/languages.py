@@ -5,7 +5,7 @@ Each family here is the counterpart of one in rules.py, over the same
 normalised words (lower case, accents dropped: "ungültig" is "ungultig",
 "précédentes" is "precedentes"), and is named the same in a rejection. They
 were written from the English families and the corpus's translations of them
-(tests/agent_memory/safety_corpus.py: MULTILINGUAL_ATTACKS and the hard
+(tools/safety_corpus.py: MULTILINGUAL_ATTACKS and the hard
 negatives in MULTILINGUAL_BENIGN), never from the evaluation set.
 
 Where a word form is also a statement about someone, the rule asks for more:

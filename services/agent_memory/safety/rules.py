@@ -3,7 +3,7 @@
 
 Each family is a handful of regular expressions over the normalised text
 (see normalise.py), written against the tuning set in bench/data/safety/ and
-tests/agent_memory/safety_corpus.py, never against the evaluation set. A
+tools/safety_corpus.py, never against the evaluation set. A
 family names itself in the rejection, so a refused caller learns what was
 recognised. A match starts where a word starts, or inside words run
 together ("pleaseignoreallprevious..."), never at the tail of another word

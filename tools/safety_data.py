@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "data" / "safety"
+DATA = Path(__file__).resolve().parent.parent / "bench" / "data" / "safety"
 # Bare git clones named owner+name/repo, the layout tools/build_safety_data.py reads too.
 MIRRORS = Path("/work/.mirror")
 REALTALK = ("danny911kr/REALTALK", "b903e06a9770bf4e5fe9018c3e132889666d3b4a")

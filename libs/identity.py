@@ -37,6 +37,8 @@ class Principal:
     # permissions read them); empty/unspecified for platform-internal callers.
     key_id: str = ""
     role: int = principal_pb2.KEY_ROLE_UNSPECIFIED
+    #: May name a user other than its own (the credential's ``act_for_users``).
+    act_for_users: bool = False
 
     def to_proto(self) -> principal_pb2.Principal:
         return principal_pb2.Principal(
@@ -46,13 +48,18 @@ class Principal:
             environment=self.environment,
             key_id=self.key_id,
             role=self.role,
+            act_for_users=self.act_for_users,
         )
 
 
-def parse_principal(message: principal_pb2.Principal, field: str = "principal") -> Principal:
+def parse_principal(message: principal_pb2.Principal, field: str = "principal", *,
+                    agent_required: bool = True) -> Principal:
+    """``agent_required`` False: a principal of no agent (retrieval over the account's
+    and the user's pools only, seed 002 without ``applicationId``)."""
     return Principal(
         account_id=require_id(message.account_id, f"{field}.account_id"),
-        agent_id=require_id(message.agent_id, f"{field}.agent_id"),
+        agent_id=(require_id(message.agent_id, f"{field}.agent_id")
+                  if agent_required or message.agent_id else ""),
         user_id=require_id(message.user_id, f"{field}.user_id") if message.user_id else None,
         environment=(
             require_id(message.environment, f"{field}.environment")
@@ -61,6 +68,7 @@ def parse_principal(message: principal_pb2.Principal, field: str = "principal") 
         ),
         key_id=require_id(message.key_id, f"{field}.key_id") if message.key_id else "",
         role=_role(message.role, f"{field}.role"),
+        act_for_users=message.act_for_users,
     )
 
 

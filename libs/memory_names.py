@@ -19,8 +19,10 @@ def _by_name(enum, prefix: str) -> dict[str, int]:
 
 CATEGORIES: dict[str, int] = _by_name(pb.Category, "CATEGORY_")
 VISIBILITIES: dict[str, int] = _by_name(pb.Visibility, "VISIBILITY_")
+SOURCES: dict[str, int] = _by_name(pb.SourceKind, "SOURCE_KIND_")
 _CATEGORY_NAMES = {number: name for name, number in CATEGORIES.items()}
 _VISIBILITY_NAMES = {number: name for name, number in VISIBILITIES.items()}
+_SOURCE_NAMES = {number: name for name, number in SOURCES.items()}
 
 
 def category(name: str, field: str = "category") -> int:
@@ -41,3 +43,8 @@ def visibility(name: str, field: str = "visibility") -> int:
 
 def visibility_name(value: int) -> str:
     return _VISIBILITY_NAMES[value]
+
+
+def source_name(value: int) -> str:
+    """``tool_result``, ``user``, ...; ``unspecified`` for a memory of no known source."""
+    return _SOURCE_NAMES.get(value, "unspecified")

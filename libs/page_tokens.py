@@ -10,6 +10,8 @@ from typing import Any
 from libs.errors import InvalidArgument
 
 _VERSION = 1
+#: Ids and offsets in tokens: what a PostgreSQL bigint (and an int64 field) holds.
+_MAX_POSITION = 2**63 - 1
 
 
 def encode(**state: Any) -> str:
@@ -27,3 +29,12 @@ def decode(token: str, field: str = "page_token") -> dict[str, Any]:
     if not isinstance(state, dict) or state.pop("v", None) != _VERSION:
         raise InvalidArgument(field, "not a page token issued by this service")
     return state
+
+
+def position(state: dict[str, Any], name: str, field: str = "page_token") -> int:
+    """The id or offset ``name`` of a token's state. Tokens are not signed: a forged
+    one is refused here, before its number reaches a query."""
+    value = state.get(name)
+    if type(value) is not int or not 0 <= value <= _MAX_POSITION:
+        raise InvalidArgument(field, "not a page token issued by this service")
+    return value

@@ -14,6 +14,9 @@ grpc's own deserializer (which answers UNKNOWN with no field):
   memory directly, journal messages through the pre-compaction flush), in
   ClickHouse and in prompts. No field needs it: binary data travels in
   ``bytes`` fields;
+- every map key and Struct key must be at most 256 characters: keys are names
+  (tags, weights, tool arguments, metadata), and a field path names its key, so
+  an error about the value under a key echoes it;
 - every float and double must be finite (JSON, Struct conversion and every
   store reject NaN and infinities);
 - every enum field must hold a value the enum defines (proto3 keeps unknown
@@ -41,6 +44,7 @@ from libs.errors import InvalidArgument
 
 #: upb's default recursion limit: deeper messages do not parse.
 MAX_DEPTH = 100
+MAX_KEY_CHARS = 256
 _STRUCT = "google.protobuf.Struct"
 _VALUE = "google.protobuf.Value"
 _LIST = "google.protobuf.ListValue"
@@ -91,6 +95,8 @@ def _field_path(path: str, field: FieldDescriptor, index: int | None) -> str:
 
 
 def _key_path(path: str, container: str, key: Any) -> str:
+    if isinstance(key, str) and len(key) > MAX_KEY_CHARS:
+        return path  # refused as a key of the map: echoed, it would fill the error
     if container == _STRUCT and isinstance(key, str) and _PLAIN_KEY.fullmatch(key):
         return f"{path}.{key}" if path else key
     return f"{path}[{json.dumps(key)}]"
@@ -183,15 +189,26 @@ def _check_items(field: FieldDescriptor, values) -> None:
 def _check_map(field: FieldDescriptor, value) -> None:
     value_field = field.message_type.fields_by_name["value"]
     for key, item in value.items():
-        if isinstance(key, str) and "\x00" in key:
-            violation = _Violation("keys must not contain NUL (U+0000)")
-            violation.steps.append((field, _NO_INDEX))
-            raise violation
+        if isinstance(key, str):
+            _check_key(field, key)
         try:
             _check_value(value_field, item)
         except _Violation as violation:
             violation.steps.append((field, key))
             raise
+
+
+def _check_key(field: FieldDescriptor, key: str) -> None:
+    """A bad key is reported on the map itself: its path would echo the key."""
+    problem = None
+    if "\x00" in key:
+        problem = "keys must not contain NUL (U+0000)"
+    elif len(key) > MAX_KEY_CHARS:
+        problem = f"a key of {len(key):,} characters: keys are at most {MAX_KEY_CHARS}"
+    if problem:
+        violation = _Violation(problem)
+        violation.steps.append((field, _NO_INDEX))
+        raise violation
 
 
 def _check_value(field: FieldDescriptor, value) -> None:

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
-from libs import clients, errors, log, request_checks
+from libs import clients, errors, log, outages, proto_docs, request_checks
 from libs.metrics import Metrics
 from libs.settings import Secret, setting
 from libs.tracing import Tracing
@@ -100,9 +100,9 @@ class GrpcServer:
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
         for binding in bindings:
             binding.register(self._server)
-        reflection.enable_server_reflection(
-            [*self._names, health.SERVICE_NAME, reflection.SERVICE_NAME], self._server
-        )
+        reflection_pb2_grpc.add_ServerReflectionServicer_to_server(
+            proto_docs.DocumentedReflection(
+                [*self._names, health.SERVICE_NAME, reflection.SERVICE_NAME]), self._server)
         self.port = 0
 
     async def start(self) -> int:
@@ -212,8 +212,10 @@ class _Call:
 
 
 def _status_of(exc: Exception, method: str, rid: str) -> grpc.Status:
+    exc = outages.as_unavailable(exc) or exc
     if isinstance(exc, errors.DomainError):
-        logger.info("%s -> %s %s: %s", method, exc.code.name, exc.reason, exc.message)
+        logger.info("%s -> %s %s: %s", method, exc.code.name, exc.reason,
+                    errors.clip(exc.message, errors.MAX_MESSAGE_BYTES))
         return errors.to_grpc_status(exc)
     logger.exception("%s failed unexpectedly", method)
     return errors.internal_status(rid)

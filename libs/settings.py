@@ -4,7 +4,7 @@ A settings class is a frozen dataclass whose fields are declared with
 :func:`setting`, naming the variable and saying what it is for. ``load`` reads
 the variables (with an optional prefix), converts them to the field's type and
 names the variable in the error when a value does not parse. ``describe``
-lists every variable, for the README's configuration table.
+lists every variable, for the configuration table of docs/configuration.md.
 """
 
 from __future__ import annotations

@@ -63,9 +63,10 @@ def test_compose_file_is_valid_and_complete():
         assert journal["networks"]["default"]["aliases"] == ["journal"]
 
 
-def test_readme_configuration_table_matches_the_code():
-    readme = (ROOT / "README.md").read_text()
-    assert config_table.table() in readme, "run `python -m tools.config_table` and update README"
+def test_the_configuration_page_table_matches_the_code():
+    page = config_table.PAGE.read_text()
+    assert config_table.table() in page, "run `python -m tools.config_table --write`"
+    assert page.count(config_table.BEGIN) == page.count(config_table.END) == 1
 
 
 def test_ci_runs_the_readme_test_command():

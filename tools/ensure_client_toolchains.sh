@@ -4,8 +4,8 @@
 #   plugin and the well-known .proto files, all from Debian (needs root and apt-get when missing);
 # - Chromium from Debian, which Playwright drives for the memory library page's tests
 #   (Playwright's own browser downloads are never used);
-# - Node: the packages pinned by clients/node/package-lock.json (`npm ci`,
-#   rerun whenever the lockfile changes).
+# - Node: the packages pinned by clients/node/package-lock.json and
+#   clients/typescript/package-lock.json (`npm ci`, rerun whenever a lockfile changes).
 # Idempotent and quick when everything is in place.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,15 +29,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
-NODE_DIR="$ROOT/clients/node"
-STAMP="$NODE_DIR/node_modules/.lockfile-sha256"
-wanted="$(sha256sum "$NODE_DIR/package-lock.json" | cut -d' ' -f1)"
-if [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]; then
-    if ! command -v npm >/dev/null; then
-        echo "warning: npm is not installed; the Node client tests will fail" >&2
-        exit 0
+for NODE_DIR in "$ROOT/clients/node" "$ROOT/clients/typescript"; do
+    STAMP="$NODE_DIR/node_modules/.lockfile-sha256"
+    wanted="$(sha256sum "$NODE_DIR/package-lock.json" | cut -d' ' -f1)"
+    if [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]; then
+        if ! command -v npm >/dev/null; then
+            echo "warning: npm is not installed; the Node client tests will fail" >&2
+            exit 0
+        fi
+        (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+        echo "$wanted" > "$STAMP"
+        echo "installed ${NODE_DIR#"$ROOT/"}/node_modules (npm ci)"
     fi
-    (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-    echo "$wanted" > "$STAMP"
-    echo "installed clients/node/node_modules (npm ci)"
-fi
+done

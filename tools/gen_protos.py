@@ -16,6 +16,7 @@ from grpc_tools import protoc
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "protos"
 DEFAULT_OUT = ROOT / "gen" / "python"
+DESCRIPTORS = "agentmemory/descriptors.binpb"
 
 
 def proto_files() -> list[Path]:
@@ -23,7 +24,7 @@ def proto_files() -> list[Path]:
 
 
 def generate(out: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
+    (out / DESCRIPTORS).parent.mkdir(parents=True, exist_ok=True)
     well_known = resources.files("grpc_tools") / "_proto"
     args = [
         "grpc_tools.protoc",
@@ -32,6 +33,10 @@ def generate(out: Path) -> None:
         f"--python_out={out}",
         f"--pyi_out={out}",
         f"--grpc_python_out={out}",
+        # The comments, for what documents the API at run time (libs/proto_docs.py):
+        # the OpenAPI document's descriptions and what gRPC reflection shows.
+        f"--descriptor_set_out={out / DESCRIPTORS}", "--include_source_info",
+        "--include_imports",
         *(str(p.relative_to(PROTO_ROOT)) for p in proto_files()),
     ]
     if protoc.main(args) != 0:

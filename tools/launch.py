@@ -266,8 +266,8 @@ def ensure_demo_key(data_dir: Path, env: dict[str, str]) -> Path:
     if not path.exists():
         created = subprocess.run(
             [sys.executable, "-m", "services.gateway.admin", "create-key", "--account", "demo",
-             "--name", "make-run", "--role", "admin"], cwd=ROOT, env=env, capture_output=True,
-            text=True, check=True)
+             "--name", "make-run", "--role", "admin", "--act-for-users"], cwd=ROOT, env=env,
+            capture_output=True, text=True, check=True)
         path.write_text(created.stdout.strip() + "\n")
         path.chmod(0o600)
     return path

@@ -140,6 +140,7 @@ class Topology:
         self.root = root.resolve()
         self.lease_seconds = lease_seconds
         self.token = secrets.token_hex(16)
+        self.gateway_secret = secrets.token_urlsafe(32)
         self.api_key = ""
         self._closed_port = socket.socket()  # held, never listening: Qdrant's absent server
         self._closed_port.bind(("127.0.0.1", 0))
@@ -198,7 +199,11 @@ class Topology:
                 "GATEWAY_POSTGRES_DSN": self.postgres.dsn, "GATEWAY_JOURNAL_ADDRESS": journals,
                 "GATEWAY_THREAD_MEMORY_ADDRESS": self.addresses("thread_memory"),
                 "GATEWAY_AGENT_MEMORY_ADDRESS": memories,
-                "GATEWAY_SEARCH_ADDRESS": self.addresses("search")},
+                "GATEWAY_SEARCH_ADDRESS": self.addresses("search"),
+                # one secret for every replica, so a session or user token made on one
+                # is good on the others
+                "GATEWAY_SESSION_SECRET": self.gateway_secret,
+                "GATEWAY_TOKEN_SECRET": self.gateway_secret},
         }
         for process in self.processes.values():
             prefix = process.module.upper() + "_"
@@ -242,8 +247,8 @@ class Topology:
     def _create_api_key(self) -> str:
         created = subprocess.run(
             [sys.executable, "-m", "services.gateway.admin", "create-key", "--account", ACCOUNT,
-             "--name", "topology", "--role", "admin"], cwd=ROOT, env=self.replicas("gateway")[0].env,
-            capture_output=True, text=True, check=True)
+             "--name", "topology", "--role", "admin", "--act-for-users"], cwd=ROOT,
+            env=self.replicas("gateway")[0].env, capture_output=True, text=True, check=True)
         return created.stdout.strip()
 
     def stop(self) -> None:

@@ -2,8 +2,11 @@
 
     agent-settings --account ACME --agent AGENT [--memory-bound true|false]
                    [--extraction-mode immediate|suggestions|off] [--procedures true|false]
+                   [--relevant-memories true|false] [--relevant-memories-budget N]
     account-settings --account ACME [--memory-enabled true|false] [--retention-days N]
-                     [--token-budget N]
+                     [--token-budget N] [--environments default,production]
+                     [--quota NAME=N ...]   (NAME: environments, memories,
+                     pending_suggestions, receipts_per_day, runs_per_day; N=0: the default)
     platform-rules list
     platform-rules add --content TEXT [--key KEY] [--importance 0.8]
     platform-rules delete --id MEMORY_ID
@@ -43,6 +46,14 @@ def _bool(value: str) -> bool:
     return value == "true"
 
 
+def _quota(value: str) -> tuple[str, int]:
+    name, _, limit = value.partition("=")
+    if name not in pb.AccountQuotas.DESCRIPTOR.fields_by_name or not limit.isdigit():
+        names = ", ".join(pb.AccountQuotas.DESCRIPTOR.fields_by_name)
+        raise argparse.ArgumentTypeError(f"NAME=N with NAME one of {names}")
+    return name, int(limit)
+
+
 def _principal(args, agent: str = OPERATOR) -> principal_pb2.Principal:
     return principal_pb2.Principal(account_id=getattr(args, "account", None) or "platform",
                                    agent_id=agent, environment=args.environment,
@@ -63,6 +74,12 @@ async def agent_settings(stub, args) -> None:
         paths.append("extraction_mode")
     if args.procedures is not None:
         values.procedures_enabled, paths = args.procedures, [*paths, "procedures_enabled"]
+    if args.relevant_memories is not None:
+        values.relevant_memories_enabled = args.relevant_memories
+        paths.append("relevant_memories_enabled")
+    if args.relevant_memories_budget is not None:
+        values.relevant_memories_token_budget = args.relevant_memories_budget
+        paths.append("relevant_memories_token_budget")
     if paths:
         await stub.UpdateAgentSettings(pb.UpdateAgentSettingsRequest(
             principal=principal, settings=values,
@@ -79,6 +96,12 @@ async def account_settings(stub, args) -> None:
         values.retention_days, paths = args.retention_days, [*paths, "retention_days"]
     if args.token_budget is not None:
         values.default_token_budget, paths = args.token_budget, [*paths, "default_token_budget"]
+    if args.environments is not None:
+        values.environments[:] = [e for e in args.environments.split(",") if e]
+        paths.append("environments")
+    for name, limit in args.quota:
+        setattr(values.quotas, name, limit)
+        paths.append(f"quotas.{name}")
     if paths:
         await stub.UpdateAccountSettings(pb.UpdateAccountSettingsRequest(
             principal=principal, settings=values,
@@ -133,11 +156,17 @@ def parser() -> argparse.ArgumentParser:
     agent.add_argument("--memory-bound", type=_bool)
     agent.add_argument("--extraction-mode", choices=sorted(_MODES))
     agent.add_argument("--procedures", type=_bool)
+    agent.add_argument("--relevant-memories", type=_bool,
+                       help="the relevant-memories block in every BuildContext")
+    agent.add_argument("--relevant-memories-budget", type=int, help="its tokens, 100-8000")
     account = commands.add_parser("account-settings", help="show or change account settings")
     account.add_argument("--account", required=True)
     account.add_argument("--memory-enabled", type=_bool)
     account.add_argument("--retention-days", type=int)
     account.add_argument("--token-budget", type=int)
+    account.add_argument("--environments", help="the environments callers may name, by commas")
+    account.add_argument("--quota", type=_quota, action="append", default=[],
+                         help="NAME=N: one of the account's quotas (N=0: the platform default)")
     rules = commands.add_parser("platform-rules", help="platform rules (every account)")
     rules.add_argument("action", choices=["list", "add", "delete"])
     rules.add_argument("--content")

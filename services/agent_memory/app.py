@@ -19,10 +19,10 @@ from agentmemory.agent_memory.v1 import (
 from libs import migrations
 from libs.embeddings import LocalEmbedder, build_embedder
 from libs.model import chat_model
+from libs.reranker import local_reranking
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.agent_memory import safety
-from services.agent_memory.clock import Clock, SystemClock
 from services.agent_memory.index import VectorIndex
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.index.optimizer import IndexOptimizer
@@ -30,15 +30,16 @@ from services.agent_memory.index.server import QdrantServerIndex
 from services.agent_memory.learning import bridge
 from services.agent_memory.learning import wiring as learning_wiring
 from services.agent_memory.learning.episodes import EpisodeSink
-from services.agent_memory.memory import AgentMemory
-from services.agent_memory.pinned_changes import PinnedChanges
-from services.agent_memory.projector import Projector
-from services.agent_memory.repository import Repository
+from services.agent_memory.memories.clock import Clock, SystemClock
+from services.agent_memory.memories.projector import Projector
+from services.agent_memory.memories.service import AgentMemory
+from services.agent_memory.memories.servicer import AgentMemoryServicer
+from services.agent_memory.memories.store.entries import Repository
+from services.agent_memory.memories.store.pinned_changes import PinnedChanges
 from services.agent_memory.retrieval.procedures import ProcedureSource
 from services.agent_memory.retrieval.service import Retrieval
 from services.agent_memory.retrieval.servicer import RetrievalServicer
 from services.agent_memory.retrieval.store import RetrievalStore
-from services.agent_memory.servicer import AgentMemoryServicer
 from services.agent_memory.settings import AgentMemoryConfig, StorageSettings
 
 logger = logging.getLogger(__name__)
@@ -98,9 +99,11 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
         safety.warm_up()
         projector = Projector(repository, index, embedder, clock,
                               batch=config.storage.projector_batch, entity_model=model)
-        memory = AgentMemory(repository, index, embedder, clock, projector)
+        reranking = await local_reranking(config.rerank, stack)
+        memory = AgentMemory(repository, index, embedder, clock, projector, reranking)
+        # Assisted mode reranks with the utility model when there is one.
         retrieval = Retrieval(repository, RetrievalStore(repository.pool), index, embedder,
-                              clock, model, procedures)
+                              clock, model, procedures, reranking if model is None else None)
         learning = await stack.enter_async_context(learning_wiring.learning(
             config, repository, memory, index, embedder, clock, tracing,
             episodes or bridge.episode_sink(retrieval, clock)))

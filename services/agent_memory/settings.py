@@ -11,6 +11,7 @@ from libs import settings
 from libs.embeddings import EmbeddingSettings
 from libs.model import ModelSettings
 from libs.process import ProcessSettings
+from libs.reranker import RerankSettings
 from libs.server import ServerSettings
 from libs.settings import Secret, setting
 from services.agent_memory.learning.settings import LearningSettings
@@ -63,6 +64,7 @@ class AgentMemoryConfig:
     embeddings: EmbeddingSettings
     process: ProcessSettings
     learning: LearningSettings = LearningSettings()
+    rerank: RerankSettings = RerankSettings()
     # The utility model: extraction, assisted retrieval (query parsing, reranking).
     model: ModelSettings = ModelSettings()
 
@@ -74,11 +76,13 @@ class AgentMemoryConfig:
             embeddings=settings.load(EmbeddingSettings, prefix="EMBEDDINGS_", environ=environ),
             process=ProcessSettings.from_env(environ),
             learning=settings.load(LearningSettings, prefix=PREFIX, environ=environ),
+            rerank=settings.load(RerankSettings, prefix=PREFIX, environ=environ),
             model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
         )
 
 
 def variables() -> Iterator[settings.Variable]:
-    for part in (AgentMemoryServerSettings, StorageSettings, LearningSettings):
+    for part in (AgentMemoryServerSettings, StorageSettings, LearningSettings,
+                 RerankSettings):
         yield from settings.describe(part, prefix=PREFIX)
     yield from settings.describe(EmbeddingSettings, prefix="EMBEDDINGS_")

@@ -12,6 +12,8 @@ import asyncpg
 from agentmemory.gateway.v1 import (
     gateway_service_pb2,
     gateway_service_pb2_grpc,
+    key_service_pb2,
+    key_service_pb2_grpc,
     learning_service_pb2,
     learning_service_pb2_grpc,
     memory_library_service_pb2,
@@ -27,9 +29,13 @@ from libs.errors import Unavailable
 from libs.invalidations import Invalidations
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
+from services.gateway.accounts import Accounts
 from services.gateway.bindings import MemoryBindings
+from services.gateway.callers import Callers
+from services.gateway.context import ContextBuilder
 from services.gateway.http.calls import Servicers
 from services.gateway.http.server import listening
+from services.gateway.key_servicer import KeyServicer
 from services.gateway.keys import ApiKeys
 from services.gateway.learning import LearningServicer
 from services.gateway.library import MemoryLibrary
@@ -41,6 +47,7 @@ from services.gateway.runs import RunServicer
 from services.gateway.servicer import GatewayServicer
 from services.gateway.settings import GatewayConfig
 from services.gateway.threads import Threads
+from services.gateway.tokens import UserTokens
 from services.gateway.upstreams import Upstreams
 
 logger = logging.getLogger(__name__)
@@ -51,6 +58,7 @@ LIBRARY_NAME = memory_library_service_pb2.DESCRIPTOR.services_by_name[
 RUNS_NAME = run_service_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
 LEARNING_NAME = learning_service_pb2.DESCRIPTOR.services_by_name["LearningService"].full_name
 RETRIEVAL_NAME = retrieval_service_pb2.DESCRIPTOR.services_by_name["RetrievalService"].full_name
+KEYS_NAME = key_service_pb2.DESCRIPTOR.services_by_name["KeyService"].full_name
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -81,14 +89,20 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
                                   agent_memory_interceptors=[ForgetOnWrite(pinned)])
     invalidations = Invalidations(dependencies.postgres_dsn.reveal())
     try:
-        keys = ApiKeys(pool, invalidations, cache_seconds=dependencies.key_cache_seconds)
+        keys = ApiKeys(pool, invalidations, tokens=UserTokens(config.credentials.token_secret),
+                       cache_seconds=dependencies.key_cache_seconds)
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
+        accounts = Accounts(upstreams, pool, cache_seconds=dependencies.settings_cache_seconds)
+        callers = Callers(keys, accounts)
         threads = Threads(pool, invalidations, cache_seconds=dependencies.thread_cache_seconds)
-        servicer = GatewayServicer(keys, threads, upstreams, bindings, pinned)
-        library = MemoryLibraryServicer(keys, MemoryLibrary(upstreams, bindings))
-        runs = RunServicer(keys, threads, upstreams)
-        learning = LearningServicer(keys, upstreams)
-        retrieval = RetrievalServicer(keys, Retrieval(upstreams, threads))
+        contexts = ContextBuilder(upstreams, pinned,
+                                  relevant_timeout=dependencies.relevant_memories_timeout_seconds)
+        servicer = GatewayServicer(callers, threads, upstreams, bindings, contexts)
+        library = MemoryLibraryServicer(callers, MemoryLibrary(upstreams, bindings, accounts))
+        runs = RunServicer(callers, threads, upstreams)
+        learning = LearningServicer(callers, upstreams)
+        retrieval = RetrievalServicer(callers, Retrieval(upstreams, threads))
+        key_servicer = KeyServicer(callers)
         server = GrpcServer(config.server, [
             ServiceBinding(SERVICE_NAME, lambda s: gateway_service_pb2_grpc
                            .add_GatewayServiceServicer_to_server(servicer, s)),
@@ -100,10 +114,12 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
                            .add_LearningServiceServicer_to_server(learning, s)),
             ServiceBinding(RETRIEVAL_NAME, lambda s: retrieval_service_pb2_grpc
                            .add_RetrievalServiceServicer_to_server(retrieval, s)),
+            ServiceBinding(KEYS_NAME, lambda s: key_service_pb2_grpc
+                           .add_KeyServiceServicer_to_server(key_servicer, s)),
         ], tracing=tracing)
         # HTTP first: once gRPC health says SERVING, both listeners answer.
         handlers = Servicers(gateway=servicer, library=library, retrieval=retrieval, runs=runs,
-                             learning=learning)
+                             learning=learning, keys=key_servicer)
         async with invalidations.listening(), pinned.watching(upstreams.agent_memory), \
                 listening(handlers, keys, pool, config.http, host=config.server.host,
                           grace_seconds=config.server.shutdown_grace_seconds,

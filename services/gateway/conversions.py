@@ -11,24 +11,13 @@ from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from google.protobuf import json_format, struct_pb2
 
 from libs.errors import InvalidArgument
-from libs.identity import DEFAULT_ENVIRONMENT, Principal, require_id
+from libs.identity import require_id
 from services.gateway import tools
 from services.gateway.tools import Tool
 
 _SURFACES = {principal_pb2.SURFACE_AGENT, principal_pb2.SURFACE_MCP_GATEWAY}
 MAX_THREAD_METADATA_BYTES = 64 * 1024
 _INT32 = (-(2**31), 2**31 - 1)
-
-
-def principal(account_id: str, caller: pb.Caller) -> Principal:
-    """The caller's principal: the account from the API key, the rest as stated."""
-    return Principal(
-        account_id=account_id,
-        agent_id=require_id(caller.agent_id, "caller.agent_id"),
-        user_id=require_id(caller.user_id, "caller.user_id") if caller.user_id else None,
-        environment=(require_id(caller.environment, "caller.environment")
-                     if caller.environment else DEFAULT_ENVIRONMENT),
-    )
 
 
 def surface(caller: pb.Caller) -> int:
@@ -52,21 +41,22 @@ def thread_id(value: str, *, required: bool = True) -> str | None:
     return require_id(value, "thread_id")
 
 
-def tool_definitions(tools: list[Tool]) -> list[pb.ToolDefinition]:
+def tool_definitions(tools: list[Tool], act_for_users: bool) -> list[pb.ToolDefinition]:
     definitions = []
     for tool in tools:
         parameters = struct_pb2.Struct()
-        parameters.update(tool.parameters)
+        parameters.update(tool.published(act_for_users))
         definitions.append(pb.ToolDefinition(name=tool.name, description=tool.description,
                                              parameters=parameters))
     return definitions
 
 
 @functools.cache
-def offered_tools(surface: int, memory_bound: bool) -> tuple[pb.ToolDefinition, ...]:
+def offered_tools(surface: int, memory_bound: bool,
+                  act_for_users: bool) -> tuple[pb.ToolDefinition, ...]:
     """The definitions of the tools a surface is offered: fixed, so converted once (a
     response copies them in; nothing may change them)."""
-    return tuple(tool_definitions(tools.offered(surface, memory_bound)))
+    return tuple(tool_definitions(tools.offered(surface, memory_bound), act_for_users))
 
 
 def arguments(value: struct_pb2.Struct) -> dict[str, Any]:

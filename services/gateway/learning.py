@@ -14,8 +14,7 @@ from agentmemory.gateway.v1 import learning_service_pb2 as pb
 from agentmemory.gateway.v1 import learning_service_pb2_grpc as pb_grpc
 
 from libs.clients import upstream
-from services.gateway import callers
-from services.gateway.keys import ApiKeys
+from services.gateway.callers import Callers
 from services.gateway.upstreams import Upstreams
 
 METHODS = tuple(pb.DESCRIPTOR.services_by_name["LearningService"].methods_by_name)
@@ -23,7 +22,7 @@ METHODS = tuple(pb.DESCRIPTOR.services_by_name["LearningService"].methods_by_nam
 
 def _handler(method: str):
     async def handle(self, request, context):
-        principal = await callers.authenticate(self._keys, context, request.caller)
+        principal = await self._callers.principal(context, request.caller)
         body = type(request)()
         body.CopyFrom(request)
         body.ClearField("caller")
@@ -38,8 +37,8 @@ def _handler(method: str):
 
 
 class LearningServicer(pb_grpc.LearningServiceServicer):
-    def __init__(self, keys: ApiKeys, upstreams: Upstreams) -> None:
-        self._keys = keys
+    def __init__(self, callers: Callers, upstreams: Upstreams) -> None:
+        self._callers = callers
         self._upstreams = upstreams
 
 

@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 
 from libs.clients import upstream
 from libs.identity import Principal
+from services.gateway.accounts import Accounts
 from services.gateway.bindings import MemoryBindings
 from services.gateway.upstreams import Upstreams
 
@@ -25,9 +26,11 @@ METHODS = tuple(pb.DESCRIPTOR.services_by_name["MemoryLibraryService"].methods_b
 
 
 class MemoryLibrary:
-    def __init__(self, upstreams: Upstreams, bindings: MemoryBindings) -> None:
+    def __init__(self, upstreams: Upstreams, bindings: MemoryBindings,
+                 accounts: Accounts) -> None:
         self._upstreams = upstreams
         self._bindings = bindings
+        self._accounts = accounts
 
     async def call(self, method: str, principal: Principal, request: Message) -> Message:
         """Answer ``request`` (a gateway library request; its ``caller`` is ignored, the
@@ -43,4 +46,5 @@ class MemoryLibrary:
             self._bindings.forget_agent(principal)
         elif method == "UpdateAccountSettings":
             self._bindings.forget_account(principal.account_id)
+            self._accounts.forget(principal.account_id)
         return getattr(pb, f"{method}Response").FromString(reply.SerializeToString())

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from agentmemory.gateway.v1 import memory_library_service_pb2 as pb
 from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as pb_grpc
 
 from services.gateway import callers
-from services.gateway.keys import ApiKeys
+from services.gateway.callers import Callers
 from services.gateway.library import METHODS, MemoryLibrary
 
 
 def _handler(method: str):
     async def handle(self, request, context):
-        principal = await callers.authenticate(self._keys, context, request.caller)
+        principal = await self._callers.principal(context, request.caller)
         return await self._library.call(method, principal, request)
 
     handle.__name__ = method
@@ -19,10 +20,20 @@ def _handler(method: str):
 
 
 class MemoryLibraryServicer(pb_grpc.MemoryLibraryServiceServicer):
-    def __init__(self, keys: ApiKeys, library: MemoryLibrary) -> None:
-        self._keys = keys
+    def __init__(self, callers: Callers, library: MemoryLibrary) -> None:
+        self._callers = callers
         self._library = library
+
+    async def SummarizeMemories(self, request: pb.SummarizeMemoriesRequest,
+                                context) -> pb.SummarizeMemoriesResponse:
+        """Over several agents: only those the credential may act as (no agent needed)."""
+        credential, principal = await self._callers.identify(context, request.caller,
+                                                             agent_required=False)
+        relayed = pb.SummarizeMemoriesRequest(
+            caller=request.caller, agent_ids=callers.agents_of(credential, request.agent_ids))
+        return await self._library.call("SummarizeMemories", principal, relayed)
 
 
 for _method in METHODS:
-    setattr(MemoryLibraryServicer, _method, _handler(_method))
+    if _method not in vars(MemoryLibraryServicer):
+        setattr(MemoryLibraryServicer, _method, _handler(_method))

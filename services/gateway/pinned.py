@@ -65,7 +65,8 @@ WATCH_SECONDS = 24 * 3600.0
 READS = frozenset({"ListPinned", "Recall", "GetEntry", "ListEntries", "GetAgentSettings",
                    "GetAccountSettings", "ListMemories", "GetMemory", "ListAudit",
                    "ExportMemories", "ExplainMemory", "RecallProcedures", "RetrieveContext",
-                   "GetReceipt", "ListSuggestions", "ListProcedures", "ListLearningAudit"})
+                   "RetrieveRelevantMemories", "GetReceipt", "ListSuggestions",
+                   "ListProcedures", "ListLearningAudit"})
 
 
 @dataclass(frozen=True)

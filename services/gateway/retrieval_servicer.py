@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from agentmemory.gateway.v1 import retrieval_service_pb2_grpc as pb_grpc
 
-from services.gateway import callers
-from services.gateway.keys import ApiKeys
+from services.gateway.callers import Callers
 from services.gateway.retrieval import METHODS, Retrieval
 
 
 def _handler(method: str):
     async def handle(self, request, context):
-        principal = await callers.authenticate(self._keys, context, request.caller)
+        # seed 002: applicationId (caller.agent_id) is optional
+        principal = await self._callers.principal(context, request.caller, agent_required=False)
         return await self._retrieval.call(method, principal, request)
 
     handle.__name__ = method
@@ -19,8 +19,8 @@ def _handler(method: str):
 
 
 class RetrievalServicer(pb_grpc.RetrievalServiceServicer):
-    def __init__(self, keys: ApiKeys, retrieval: Retrieval) -> None:
-        self._keys = keys
+    def __init__(self, callers: Callers, retrieval: Retrieval) -> None:
+        self._callers = callers
         self._retrieval = retrieval
 
 

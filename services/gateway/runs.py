@@ -10,15 +10,16 @@ to agent memory for the procedures the run recalled.
 from __future__ import annotations
 
 from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
+from agentmemory.common.v1 import run_pb2
 from agentmemory.gateway.v1 import run_service_pb2 as pb
 from agentmemory.gateway.v1 import run_service_pb2_grpc as pb_grpc
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 
 from libs.clients import upstream
-from libs.errors import InvalidArgument
+from libs.errors import DomainError, InvalidArgument, ResourceExhausted
 from libs.identity import Principal, require_id
-from services.gateway import callers, conversions
-from services.gateway.keys import ApiKeys
+from services.gateway import conversions
+from services.gateway.callers import Callers
 from services.gateway.threads import Threads
 from services.gateway.upstreams import Upstreams
 
@@ -36,8 +37,8 @@ def _credentials(values) -> list[str]:
 
 
 class RunServicer(pb_grpc.RunServiceServicer):
-    def __init__(self, keys: ApiKeys, threads: Threads, upstreams: Upstreams) -> None:
-        self._keys = keys
+    def __init__(self, callers: Callers, threads: Threads, upstreams: Upstreams) -> None:
+        self._callers = callers
         self._threads = threads
         self._upstreams = upstreams
 
@@ -51,20 +52,43 @@ class RunServicer(pb_grpc.RunServiceServicer):
                         credentials=credentials))
 
     async def StartRun(self, request: pb.StartRunRequest, context) -> pb.StartRunResponse:
-        principal = await callers.authenticate(self._keys, context, request.caller)
+        principal = await self._callers.principal(context, request.caller)
         thread_id = conversions.thread_id(request.thread_id)
         run_id = require_id(request.run_id, "run_id")
         credentials = _credentials(request.credentials)
+        accounts = self._callers.accounts
+        try:
+            await accounts.check_run_quota(principal)
+        except ResourceExhausted:
+            started = await self._already_started(principal, thread_id, run_id)
+            if started is None:
+                raise
+            return pb.StartRunResponse(run=started, deduplicated=True)  # a retried start
         await self._threads.ensure(principal, thread_id)
         await self._hold(principal, thread_id, run_id, credentials)
         async with upstream("journal"):
             journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
             reply = await journal.StartRun(journal_pb.StartRunRequest(
                 principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
+        if not reply.deduplicated:
+            await accounts.count_run(principal)
         return pb.StartRunResponse(run=reply.run, deduplicated=reply.deduplicated)
 
+    async def _already_started(self, principal: Principal, thread_id: str, run_id: str):
+        """The open run, if this very start was made before (its reply lost, say)."""
+        try:
+            await self._threads.require(principal, thread_id)
+            async with upstream("journal"):
+                journal = await self._upstreams.journal.for_thread(principal.account_id,
+                                                                   thread_id)
+                reply = await journal.GetRun(journal_pb.GetRunRequest(
+                    principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
+        except DomainError:
+            return None
+        return reply.run if reply.run.state == run_pb2.RUN_STATE_OPEN else None
+
     async def FinishRun(self, request: pb.FinishRunRequest, context) -> pb.FinishRunResponse:
-        principal = await callers.authenticate(self._keys, context, request.caller)
+        principal = await self._callers.principal(context, request.caller)
         thread_id = conversions.thread_id(request.thread_id)
         run_id = require_id(request.run_id, "run_id")
         credentials = _credentials(request.credentials)
@@ -78,7 +102,7 @@ class RunServicer(pb_grpc.RunServiceServicer):
         return pb.FinishRunResponse(run=reply.run, deduplicated=reply.deduplicated)
 
     async def GetRun(self, request: pb.GetRunRequest, context) -> pb.GetRunResponse:
-        principal = await callers.authenticate(self._keys, context, request.caller)
+        principal = await self._callers.principal(context, request.caller)
         thread_id = conversions.thread_id(request.thread_id)
         run_id = require_id(request.run_id, "run_id") if request.run_id else ""
         await self._threads.require(principal, thread_id)
@@ -90,7 +114,7 @@ class RunServicer(pb_grpc.RunServiceServicer):
 
     async def RecordRunFeedback(self, request: pb.RecordRunFeedbackRequest,
                                 context) -> pb.RecordRunFeedbackResponse:
-        principal = await callers.authenticate(self._keys, context, request.caller)
+        principal = await self._callers.principal(context, request.caller)
         thread_id = conversions.thread_id(request.thread_id)
         run_id = require_id(request.run_id, "run_id")
         await self._threads.require(principal, thread_id)

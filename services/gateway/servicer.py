@@ -12,26 +12,25 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument
 from libs.identity import Principal, require_id
-from services.gateway import callers, conversions, tools
 from services.gateway import context as turn_context
+from services.gateway import conversions, tools
 from services.gateway.bindings import MemoryBindings
-from services.gateway.keys import ApiKeys
-from services.gateway.pinned import PinnedCache
+from services.gateway.callers import Callers
 from services.gateway.threads import Threads
 from services.gateway.upstreams import Upstreams
 
 
 class GatewayServicer(pb_grpc.GatewayServiceServicer):
-    def __init__(self, keys: ApiKeys, threads: Threads, upstreams: Upstreams,
-                 bindings: MemoryBindings, pinned: PinnedCache) -> None:
-        self._keys = keys
+    def __init__(self, callers: Callers, threads: Threads, upstreams: Upstreams,
+                 bindings: MemoryBindings, contexts: turn_context.ContextBuilder) -> None:
+        self._callers = callers
         self._threads = threads
         self._upstreams = upstreams
         self._bindings = bindings
-        self._pinned = pinned
+        self._contexts = contexts
 
     async def _principal(self, context, caller: pb.Caller) -> Principal:
-        principal = await callers.authenticate(self._keys, context, caller)
+        principal = await self._callers.principal(context, caller)
         conversions.check_capabilities(caller)
         return principal
 
@@ -61,20 +60,24 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         if len(request.task) > turn_context.MAX_TASK_CHARS:
             raise InvalidArgument("task", f"at most {turn_context.MAX_TASK_CHARS} characters")
         run_id = require_id(request.run_id, "run_id") if request.run_id else ""
-        messages = await turn_context.build(self._upstreams, self._pinned, principal, thread_id,
-                                            window, request.delegated, request.task.strip(),
-                                            run_id)
-        bound = await self._bindings.bound(principal)
+        binding = await self._bindings.binding(principal)
+        built = await self._contexts.build(turn_context.Turn(
+            principal, thread_id, window, request.delegated, request.task.strip(), run_id,
+            binding.relevant_memories_budget))
         return pb.BuildContextResponse(
-            messages=messages,
-            tools=conversions.offered_tools(surface, bound))
+            messages=built.messages,
+            tools=conversions.offered_tools(surface, binding.memory_bound,
+                                            principal.act_for_users),
+            relevant_memories_status=built.relevant.status,
+            relevant_memories_receipt_id=built.relevant.receipt_id)
 
     async def ListTools(self, request: pb.ListToolsRequest, context) -> pb.ListToolsResponse:
         principal = await self._principal(context, request.caller)
         surface = conversions.surface(request.caller)
         bound = await self._bindings.bound(principal)
         return pb.ListToolsResponse(
-            tools=conversions.offered_tools(surface, bound))
+            tools=conversions.offered_tools(surface, bound, principal.act_for_users),
+            notice=tools.notice(principal, surface, bound))
 
     async def CallTool(self, request: pb.CallToolRequest, context) -> pb.CallToolResponse:
         principal = await self._principal(context, request.caller)
@@ -84,6 +87,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
             await self._threads.require(principal, thread_id)
         if not request.tool_name:
             raise InvalidArgument("tool_name", "required")
+        if len(request.tool_name) > tools.MAX_NAME_CHARS:
+            raise InvalidArgument("tool_name", f"at most {tools.MAX_NAME_CHARS} characters")
         call = tools.Call(principal, surface, thread_id, conversions.arguments(request.arguments),
                           request.request_id)
         bound = await self._bindings.bound(principal)

@@ -36,6 +36,15 @@ class GatewayHttpSettings:
 
 
 @dataclass(frozen=True)
+class GatewayCredentialSettings:
+    token_secret: Secret = setting(
+        "TOKEN_SECRET", Secret(""), "Signs the short-lived user tokens that act_for_users keys "
+        "mint (KeyService.MintUserToken; never logged). Give every replica the same one, at "
+        "least 32 characters. Empty: a random one per process, so a token works only on the "
+        "replica that minted it, until it restarts.")
+
+
+@dataclass(frozen=True)
 class GatewayDependencies:
     postgres_dsn: Secret = setting(
         "POSTGRES_DSN", Secret("postgresql://postgres@127.0.0.1:5432/agentmemory"),
@@ -70,9 +79,14 @@ class GatewayDependencies:
         "replica; this bounds only a stream that stalls without breaking. An answer also ends "
         "when an entry in it expires.")
     settings_cache_seconds: float = setting(
-        "SETTINGS_CACHE_SECONDS", 5.0, "How long an agent's Memory binding (agent memory's "
-        "memory_bound and memory_enabled settings) is used without asking again: a change "
-        "made through another replica applies here within this time.")
+        "SETTINGS_CACHE_SECONDS", 5.0, "How long an agent's settings that the gateway applies "
+        "(agent memory's memory_bound, relevant_memories_enabled and its token budget, and the "
+        "account's memory_enabled) are used without asking again: a change made through "
+        "another replica applies here within this time.")
+    relevant_memories_timeout_seconds: float = setting(
+        "RELEVANT_MEMORIES_TIMEOUT_SECONDS", 1.0, "How long BuildContext waits for an agent's "
+        "relevant memories (agent setting relevant_memories_enabled) before it builds the turn "
+        "without them (relevant_memories_status TIMED_OUT).")
 
     def __post_init__(self) -> None:
         clients.check_address(self.journal_address, "JOURNAL_ADDRESS")
@@ -85,6 +99,7 @@ class GatewayDependencies:
 class GatewayConfig:
     server: GatewayServerSettings
     http: GatewayHttpSettings
+    credentials: GatewayCredentialSettings
     dependencies: GatewayDependencies
     process: ProcessSettings
 
@@ -93,11 +108,13 @@ class GatewayConfig:
         return cls(
             server=settings.load(GatewayServerSettings, prefix=PREFIX, environ=environ),
             http=settings.load(GatewayHttpSettings, prefix=PREFIX, environ=environ),
+            credentials=settings.load(GatewayCredentialSettings, prefix=PREFIX, environ=environ),
             dependencies=settings.load(GatewayDependencies, prefix=PREFIX, environ=environ),
             process=ProcessSettings.from_env(environ),
         )
 
 
 def variables() -> Iterator[settings.Variable]:
-    for part in (GatewayServerSettings, GatewayHttpSettings, GatewayDependencies):
+    for part in (GatewayServerSettings, GatewayHttpSettings, GatewayCredentialSettings,
+                 GatewayDependencies):
         yield from settings.describe(part, prefix=PREFIX)

@@ -124,10 +124,11 @@ class CommitGroup:
         self._states: dict[bytes, ThreadState] = {}
         self.threads: dict[bytes, ThreadRef] = {}
 
-    async def _state(self, pending: PendingAppend | PendingRun, *,
-                     create: bool) -> ThreadState | None:
+    async def _state(self, pending: PendingAppend | PendingRun, *, create: bool,
+                     owner_checked: bool = True) -> ThreadState | None:
         """The thread's state, its idle run closed first; None for a thread with no
-        state when ``create`` is false."""
+        state when ``create`` is false. ``owner_checked`` false: whoever owns the thread
+        (the sweeper acts for no caller)."""
         thread = pending.thread
         state = self._states.get(keys.thread_state(thread)) or await self._threads.get(thread)
         if state is None and not create:
@@ -137,7 +138,7 @@ class CommitGroup:
                                      reason="THREAD_PURGED")
         if state is None:
             return ThreadState(pending.user_id, pending.environment, 0, 0)
-        if not state.visible_to(pending.user_id):
+        if owner_checked and not state.visible_to(pending.user_id):
             raise NotFound(f"thread {thread.thread_id} not found", reason="THREAD_NOT_FOUND")
         return await self._close_if_idle(thread, state)
 
@@ -184,7 +185,8 @@ class CommitGroup:
     async def plan_run(self, pending: PendingRun) -> PlannedAppend:
         """Add a run boundary to the group, or raise a DomainError for it alone."""
         thread = pending.thread
-        state = await self._state(pending, create=pending.action == "start")
+        state = await self._state(pending, create=pending.action == "start",
+                                  owner_checked=pending.action != "expire")
         if pending.action == "expire" or state is None:
             if state is None:
                 raise _run_not_found(pending.run_id)

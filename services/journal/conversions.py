@@ -32,9 +32,9 @@ def range_start(request: pb.ReadRangeRequest) -> int:
     """The first offset of a ReadRange page, from the page token or the request."""
     if request.page_token:
         state = page_tokens.decode(request.page_token)
-        if state.get("thread") != request.thread_id or not isinstance(state.get("next"), int):
+        if state.get("thread") != request.thread_id:
             raise InvalidArgument("page_token", "was issued for another thread or request")
-        return state["next"]
+        return page_tokens.position(state, "next")
     if request.from_offset < 0:
         raise InvalidArgument("from_offset", "must not be negative")
     return request.from_offset

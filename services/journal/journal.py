@@ -26,7 +26,13 @@ from services.journal.keys import ThreadRef
 from services.journal.object_store import build_object_store
 from services.journal.runs import OpenRun, Outcome, RunRecord
 from services.journal.settings import ShardSettings, StoreSettings
-from services.journal.shard import AppendResult, Shard, ThreadStats, ToolCallLocation
+from services.journal.shard import (
+    AppendResult,
+    Shard,
+    ThreadStats,
+    ToolCallLocation,
+    block_cache,
+)
 from services.journal.tool_calls import ToolCallRecord, merge_result
 from services.journal.validation import PreparedMessage
 
@@ -34,11 +40,13 @@ logger = logging.getLogger(__name__)
 
 
 class ShardOpener:
-    """Opens this journal's shards in its object store (each open fences the previous writer)."""
+    """Opens this journal's shards in its object store (each open fences the previous writer),
+    all with one block cache."""
 
     def __init__(self, store: StoreSettings, shards: ShardSettings) -> None:
         self._object_store, self._root = build_object_store(store)
         self._settings = shards
+        self._cache = block_cache(shards.cache_mb)
 
     async def open(self, index: int) -> Shard:
         return await Shard.open(
@@ -48,6 +56,7 @@ class ShardOpener:
             path=f"{self._root}/shard-{index:04d}".lstrip("/"),
             flush_interval_ms=self._settings.flush_interval_ms,
             idle_timeout_ms=int(self._settings.run_idle_timeout_seconds * 1000),
+            cache=self._cache,
         )
 
 

@@ -56,6 +56,12 @@ class ShardSettings:
         "SHARDS", "",
         "Shards this process serves, as a list (0 or 0,1); empty: all. Clients send each "
         "thread's calls to the process holding its shard.")
+    cache_mb: int = setting(
+        "CACHE_MB", 64,
+        "MiB of memory for SlateDB's cache of the blocks, indexes and filters it reads, one "
+        "cache for every shard this process holds (0: none). The process's resident memory "
+        "grows by up to this much as the cache fills. SlateDB's own default, 640 per shard, "
+        "is not used.")
     lease_seconds: float = setting(
         "LEASE_SECONDS", 0.0,
         "0: this process opens its shards at start and is their only writer. Above 0: a "
@@ -70,6 +76,8 @@ class ShardSettings:
             raise ValueError(f"{PREFIX}SHARD_COUNT must be 1-1024")
         if not 1 <= self.flush_interval_ms <= 10_000:
             raise ValueError(f"{PREFIX}FLUSH_INTERVAL_MS must be 1-10000")
+        if not 0 <= self.cache_mb <= 1_048_576:
+            raise ValueError(f"{PREFIX}CACHE_MB must be 0-1048576")
         self.served()
         if self.lease_seconds and not 0.5 <= self.lease_seconds <= 600:
             raise ValueError(f"{PREFIX}LEASE_SECONDS must be 0 or 0.5-600")

@@ -39,12 +39,14 @@ from slatedb.uniffi import (
     CloseReason,
     Db,
     DbBuilder,
+    DbCache,
     DurabilityLevel,
     Error,
     FlushOptions,
     FlushType,
     IterationOrder,
     KeyRange,
+    MokaCacheOptions,
     ObjectStore,
     ReadOptions,
     ScanOptions,
@@ -85,6 +87,9 @@ MEMTABLE_FLUSH_SECONDS = 5.0
 # The sweeper looks again at least this often, whatever the deadlines say (the wall clock
 # its deadlines are read on may be set back or forward).
 LONGEST_SWEEP_SLEEP_SECONDS = 60.0
+# A run the sweeper could not close (the write failed, the clock went back) is tried again
+# this much later: its deadline, still due, would bring the sweeper round at once, forever.
+SWEEP_RETRY_MS = 5_000
 
 _DURABLE_READ = ReadOptions(
     durability_filter=DurabilityLevel.REMOTE, dirty=False, cache_blocks=True
@@ -101,6 +106,18 @@ def _scan_options(order: IterationOrder = IterationOrder.ASCENDING,
         max_fetch_tasks=1,
         order=order,
     )
+
+
+def block_cache(megabytes: int) -> DbCache | None:
+    """SlateDB's cache of the blocks, indexes and filters read, at most ``megabytes``
+    (None: no cache). Left to itself, SlateDB gives each database one of 640 MiB (512 for
+    blocks, 128 for indexes and filters) and every block read stays, those of SSTs that
+    compactions replaced too: a journal grew with the data it read back, for hours
+    before reaching that bound."""
+    if not megabytes:
+        return None
+    return DbCache.new_moka_cache(MokaCacheOptions(
+        max_capacity=megabytes * 2**20, time_to_live=None, time_to_idle=None))
 
 
 def fenced_error(shard: int) -> Unavailable:
@@ -154,12 +171,18 @@ class Shard:
     async def open(
         cls, *, index: int, count: int, store: ObjectStore, path: str, flush_interval_ms: int,
         idle_timeout_ms: int = DEFAULT_IDLE_TIMEOUT_MS, clock: Callable[[], float] = time.time,
+        cache: DbCache | None = None,
     ) -> Shard:
-        """Open (and so fence any previous writer of) shard ``index`` of ``count``."""
+        """Open (and so fence any previous writer of) shard ``index`` of ``count``, its reads
+        cached in ``cache`` (shared with the process's other shards; None: not cached)."""
         settings = Settings.default()
         settings.set("flush_interval", "null")  # no timer: the shard flushes (``wal``)
         builder = DbBuilder(path, store)
         builder.with_settings(settings)
+        if cache is None:
+            builder.with_db_cache_disabled()
+        else:
+            builder.with_db_cache(cache, index)  # the shard's entries apart from the others'
         db = await builder.build()
         try:
             await _check_layout(db, index, count)
@@ -274,11 +297,13 @@ class Shard:
         while self._failure is None:
             await self._sleep_until_a_deadline()
             now_ms = int(self._clock() * 1000)
-            due = [t for t, deadline in self._deadlines.items() if deadline <= now_ms]
+            due = [(t, deadline) for t, deadline in self._deadlines.items() if deadline <= now_ms]
             results = await asyncio.gather(
-                *(self.run_boundary(t, None, "", "expire", "") for t in due),
+                *(self.run_boundary(t, None, "", "expire", "") for t, _ in due),
                 return_exceptions=True)
-            for thread, result in zip(due, results, strict=True):
+            for (thread, deadline), result in zip(due, results, strict=True):
+                if self._deadlines.get(thread) == deadline:  # neither closed nor extended
+                    self._deadlines[thread] = now_ms + SWEEP_RETRY_MS
                 if isinstance(result, DomainError) and self._failure is None:
                     logger.warning("shard %d: closing the idle run of %s failed: %s", self.index,
                                    thread.thread_id, result.message)

@@ -1,6 +1,6 @@
 """Append limits and field checks; every failure names the field.
 
-Limits (also documented in journal_service.proto and the README):
+Limits (also documented in journal_service.proto and docs/journal.md):
 
 - 1-100 messages per Append;
 - per message: 1 MiB of content, 1 MiB of reasoning, 4 MiB of tool-call

@@ -14,6 +14,7 @@ from agentmemory.search.v1 import search_service_pb2, search_service_pb2_grpc
 from libs.embeddings import LocalEmbedder, build_embedder
 from libs.journal_client import JournalReader
 from libs.model import chat_model
+from libs.reranker import local_reranking
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.search import cells, schema
@@ -85,7 +86,8 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         await schema.create(clickhouse, database, index.table if index is not None else None)
         sequences = JournalSequences(journal)
         searcher = Searcher(clickhouse, database, model, index, config.hot_scopes.messages,
-                            config.hot_scopes.vector_messages, config.dependencies.project_feed)
+                            config.hot_scopes.vector_messages, config.dependencies.project_feed,
+                            await local_reranking(config.rerank, stack))
         stack.push_async_callback(searcher.close)
         projector = Projector(journal, clickhouse, database, sequences, searcher.projected)
         dense = (DenseProjector(journal, clickhouse, database, index, sequences,

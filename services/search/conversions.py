@@ -71,7 +71,7 @@ def response(result: Result, summaries: list[ThreadSummary]) -> pb.SearchMessage
               for h in result.hits],
         summaries=[pb.ThreadMatchSummary(thread_id=s.thread_id, summary=s.summary,
                                          generator=s.generator) for s in summaries],
-        fallback=result.fallback,
+        fallback=result.fallback, reranked=result.reranked,
     )
 
 

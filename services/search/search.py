@@ -23,6 +23,9 @@ BM25 answers alone and the result says so (``fallback``): search never fails
 because of the dense leg. A query made only of stop words matches nothing in
 either mode.
 
+With ``rerank``, the local cross-encoder reorders the best of the ranking
+(``Searcher.search``).
+
 With ``summarize``, each matching thread gets one utility-model call (or the
 labelled offline summary) about its matches.
 """
@@ -40,6 +43,7 @@ from typing import Any
 from libs.errors import Unavailable
 from libs.identity import Principal
 from libs.model import ChatModel, Prompt
+from libs.reranker import Reranking
 from services.search import fusion, tenancy
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
@@ -83,6 +87,7 @@ class Hit:
 class Result:
     hits: list[Hit]
     fallback: bool  # hybrid was due, but BM25 answered alone
+    reranked: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,8 +101,9 @@ class Searcher:
     def __init__(self, clickhouse: ClickHouse, database: str, model: ChatModel | None,
                  dense: DenseIndex | None = None,
                  hot_scope_messages: int = 0, hot_vector_messages: int = 0,
-                 follows_feed: bool = True) -> None:
+                 follows_feed: bool = True, reranking: Reranking | None = None) -> None:
         self._clickhouse = clickhouse
+        self.reranking = reranking  # bench/search_quality.py --pools sizes its pool
         self._database = database
         self._model = model
         self.keyword = KeywordLeg(clickhouse, database)
@@ -118,7 +124,20 @@ class Searcher:
         return Mode.HYBRID if self.dense is not None else Mode.KEYWORD
 
     async def search(self, principal: Principal, query: str, scope: Scope,
-                     thread_id: str | None, limit: int, mode: Mode | None = None) -> Result:
+                     thread_id: str | None, limit: int, mode: Mode | None = None,
+                     rerank: bool = False) -> Result:
+        """With ``rerank`` (and the local cross-encoder), the best ``pool`` of the ranking
+        are put in the cross-encoder's order before the limit is taken."""
+        reranking = self.reranking if rerank else None
+        ranked = await self._ranked(principal, query, scope, thread_id,
+                                    max(limit, reranking.pool) if reranking else limit, mode)
+        if reranking is None or not ranked.hits:
+            return Result(ranked.hits[:limit], ranked.fallback)
+        ordered, _ = await reranking.reorder(query, ranked.hits, lambda h: h.content)
+        return Result(ordered[:limit], ranked.fallback, reranked=True)
+
+    async def _ranked(self, principal: Principal, query: str, scope: Scope,
+                      thread_id: str | None, limit: int, mode: Mode | None) -> Result:
         wanted = analyzer.query_terms(query)[:MAX_QUERY_TERMS]
         if not wanted:
             return Result([], False)

@@ -39,7 +39,8 @@ class SearchServicer(pb_grpc.SearchServiceServicer):
         scope, thread_id = conversions.scope(request)
         limit = conversions.limit(request.limit)
         mode = conversions.mode(request.mode)
-        result = await self._searcher.search(principal, query, scope, thread_id, limit, mode)
+        result = await self._searcher.search(principal, query, scope, thread_id, limit, mode,
+                                             rerank=request.rerank)
         summaries = (await self._searcher.summarize(query, result.hits)
                      if conversions.summarize(request) else [])
         return conversions.response(result, summaries)

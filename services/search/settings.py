@@ -12,6 +12,7 @@ from libs import clients, settings
 from libs.embeddings import EmbeddingSettings
 from libs.model import ModelSettings
 from libs.process import ProcessSettings
+from libs.reranker import RerankSettings
 from libs.server import ServerSettings
 from libs.settings import Secret, setting
 from services.search.clickhouse import IDENTIFIER
@@ -105,6 +106,7 @@ class SearchConfig:
     embeddings: EmbeddingSettings
     model: ModelSettings
     process: ProcessSettings
+    rerank: RerankSettings = RerankSettings()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SearchConfig:
@@ -118,11 +120,12 @@ class SearchConfig:
                                      environ=environ),
             model=settings.load(ModelSettings, prefix="MODEL_", environ=environ),
             process=ProcessSettings.from_env(environ),
+            rerank=settings.load(RerankSettings, prefix=PREFIX, environ=environ),
         )
 
 
 def variables() -> Iterator[settings.Variable]:
     for part in (SearchServerSettings, ClickHouseSettings, SearchDependencies, DenseSettings,
-                 HotScopeSettings):
+                 HotScopeSettings, RerankSettings):
         yield from settings.describe(part, prefix=PREFIX)
     yield from settings.describe(EmbeddingSettings, prefix=EMBEDDINGS_PREFIX)

@@ -20,10 +20,13 @@ async def _run(memory, capsys, *argv: str) -> tuple[int, str]:
 
 async def test_the_operator_changes_settings_and_platform_rules(memory, capsys):
     code, out = await _run(memory, capsys, "agent-settings", "--account", "acme", "--agent",
-                           "helper", "--memory-bound", "true", "--extraction-mode", "off")
+                           "helper", "--memory-bound", "true", "--extraction-mode", "off",
+                           "--relevant-memories", "true", "--relevant-memories-budget", "2000")
     assert code == 0 and json.loads(out)["settings"]["memoryBound"] is True
     reply = await memory.stub.GetAgentSettings(pb.GetAgentSettingsRequest(principal=who()))
     assert reply.settings.memory_bound and reply.settings.extraction_mode == pb.EXTRACTION_MODE_OFF
+    assert (reply.settings.relevant_memories_enabled,
+            reply.settings.relevant_memories_token_budget) == (True, 2000)
     code, out = await _run(memory, capsys, "account-settings", "--account", "acme",
                            "--retention-days", "7")
     assert code == 0 and json.loads(out)["settings"]["retentionDays"] == 7

@@ -9,6 +9,7 @@ import json
 import asyncpg
 import grpc
 
+from libs import page_tokens
 from tests.agent_memory.library import ADMIN_ROLE, add, admin, audit, edit, export, mask, new, who
 from tests.support.journal_client import rpc_error
 from tests.support.memory_client import pb, recall, store
@@ -141,9 +142,13 @@ async def test_the_account_trail_shows_only_what_the_caller_may_see(memory):
     paged = await memory.stub.ListAudit(pb.ListAuditRequest(principal=who(user="u2"),
                                                             page_size=1))
     assert len(paged.records) == 1 and paged.next_page_token
-    bad = await rpc_error(memory.stub.ListAudit(pb.ListAuditRequest(
-        principal=who(user="u2"), page_token="garbage")))
-    assert bad.code == grpc.StatusCode.INVALID_ARGUMENT and "page_token" in bad.field_violations
+    # Tokens are not signed: a forged one must not carry a number past bigint to a query.
+    for token in ("garbage", page_tokens.encode(before=2**70), page_tokens.encode(before=-1),
+                  page_tokens.encode(before=True)):
+        bad = await rpc_error(memory.stub.ListAudit(pb.ListAuditRequest(
+            principal=who(user="u2"), page_token=token)))
+        assert bad.code == grpc.StatusCode.INVALID_ARGUMENT and "page_token" in \
+            bad.field_violations
 
 
 async def test_a_store_over_an_expired_key_retires_it_then_creates_one_record_each(memory):

@@ -143,3 +143,34 @@ async def test_import_refuses_bad_lines_naming_them_and_writes_nothing(memory):
     denied = await rpc_error(memory.stub.ImportMemories(pb.ImportMemoriesRequest(
         principal=who("initech", user="u1"), jsonl="\n".join([header, first]))))
     assert denied.code == grpc.StatusCode.PERMISSION_DENIED and denied.reason == "ADMIN_REQUIRED"
+
+
+def _current(line: dict, **fields) -> str:
+    """``line`` with ``fields`` changed in the memory and in its current version."""
+    *older, last = line["versions"]
+    return json.dumps({**line, **fields, "versions": [*older, {**last, **fields}]})
+
+
+async def test_import_refuses_numbers_past_their_columns_and_long_values_briefly(memory):
+    """Versions are integer columns, counters and offsets bigint: a larger number in a
+    file is refused naming it, before it reaches a query; a long value is not echoed."""
+    await _seed(memory)
+    header, first, *_ = (await export(memory.stub, SOURCE)).splitlines()
+    line = json.loads(first)
+    source = line["source"]
+    cases = [
+        (_current(line, version=2**31), "jsonl[2].version"),
+        (json.dumps({**line, "recall_count": 2**63}), "jsonl[2].recall_count"),
+        (_current(line, source={**source, "first_offset": 2**63}),
+         "jsonl[2].source.first_offset"),
+        (json.dumps({**line, "importance": 10**400}), "jsonl[2].importance"),
+        (json.dumps({**line, "scope": "s" * 5000}), "jsonl[2].scope"),
+        (_current(line, tags={"k" * 5000: "v"}), f"jsonl[2].versions[{len(line['versions']) - 1}].tags"),
+    ]
+    for text, field in cases:
+        error = await rpc_error(memory.stub.ImportMemories(pb.ImportMemoriesRequest(
+            principal=TARGET, jsonl="\n".join([header, text]))))
+        assert (error.code, list(error.field_violations)) == (
+            grpc.StatusCode.INVALID_ARGUMENT, [field]), (field, error.message[:200])
+        assert len(error.message) < 200, error.message
+    assert await listed(memory.stub, TARGET, **EVERYTHING) == []

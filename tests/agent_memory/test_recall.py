@@ -5,6 +5,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from libs import reranker
 from services.agent_memory.index.server import QdrantServerIndex
 from tests.agent_memory.conftest import CATEGORY, start_memory
 from tests.support.journal_client import rpc_error
@@ -179,3 +180,21 @@ async def test_recall_keeps_to_seed_000_categories(memory):
     await memory.project()
     reply = await memory.stub.Recall(recall("when do deploys go out", who=owner, limit=20))
     assert [e.entry.key for e in reply.entries] == ["fact"] and not reply.fallback
+
+
+async def test_rerank_orders_the_fused_pool_by_the_cross_encoder_and_says_so(memory):
+    await store_facts(memory)
+    await memory.project()
+    query = "what is the user allergic to"
+    plain = await memory.stub.Recall(recall(query, limit=3))
+    reranked = await memory.stub.Recall(recall(query, limit=3, rerank=True))
+    assert (plain.reranked, reranked.reranked) == (False, True)
+    pool = (await memory.stub.Recall(recall(query, limit=20))).entries  # the fused pool
+    model = reranker.CrossEncoder()
+    try:
+        given = await model.scores(query, [f"{e.entry.key}: {e.entry.content}" for e in pool])
+    finally:
+        await model.close()
+    best = sorted(range(len(pool)), key=lambda i: -given[i])[:3]
+    assert [e.entry.key for e in reranked.entries] == [pool[i].entry.key for i in best]
+    assert reranked.entries[0].entry.key == "allergy"

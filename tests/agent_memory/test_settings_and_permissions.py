@@ -8,6 +8,9 @@ import uuid
 
 import grpc
 
+from services.agent_memory.memories import permissions
+from services.agent_memory.memories.model import Role
+from services.agent_memory.memories.rules import Kind, Scope
 from tests.agent_memory.library import (
     OPERATOR_ROLE,
     add,
@@ -66,6 +69,33 @@ async def test_defaults_and_updates(memory):
         principal=ADMIN, settings=pb.AgentSettings(memory_bound=True)))
     _, agent = await settings_of(memory)
     assert agent.settings.memory_bound and not agent.settings.procedures_enabled
+
+
+async def test_relevant_memories_are_off_by_default_and_their_budget_is_bounded(memory):
+    _, agent = await settings_of(memory)
+    assert (agent.settings.relevant_memories_enabled,
+            agent.settings.relevant_memories_token_budget) == (False, 1000)
+
+    async def update(enabled: bool, budget: int):
+        return (await memory.stub.UpdateAgentSettings(pb.UpdateAgentSettingsRequest(
+            principal=ADMIN, settings=pb.AgentSettings(
+                relevant_memories_enabled=enabled, relevant_memories_token_budget=budget),
+            update_mask=mask("relevant_memories_enabled", "relevant_memories_token_budget")))
+        ).settings
+
+    changed = await update(True, 2500)
+    assert (changed.relevant_memories_enabled, changed.relevant_memories_token_budget) == \
+        (True, 2500)
+    assert (await update(True, 0)).relevant_memories_token_budget == 1000  # 0: the default
+    for budget in (99, 8001, -5):
+        error = await rpc_error(update(True, budget))
+        assert (error.code, error.field_violations.keys()) == (
+            grpc.StatusCode.INVALID_ARGUMENT, {"settings.relevant_memories_token_budget"})
+    _, agent = await settings_of(memory)
+    assert (agent.settings.relevant_memories_enabled,
+            agent.settings.relevant_memories_token_budget) == (True, 1000)
+    _, other = await settings_of(memory, admin(agent="other"))
+    assert not other.settings.relevant_memories_enabled
 
 
 async def test_only_admins_change_settings(memory):
@@ -254,3 +284,24 @@ async def test_bad_input_names_the_field(memory):
         error = await rpc_error(getattr(memory.stub, method)(request_))
         assert error.code == grpc.StatusCode.INVALID_ARGUMENT, (method, field, error)
         assert field in error.field_violations, (method, field, error.field_violations)
+
+
+async def test_what_a_form_offers_is_exactly_what_the_library_accepts(memory):
+    """permissions.may_write (the library page's choices) against AddMemory itself, for
+    every role, scope and kind, with a user and without."""
+    callers = {Role.AGENT: who, Role.ADMIN: admin}
+    for (role, principal_of), user, scope, kind in (
+            (c, u, s, k) for c in callers.items() for u in ("u1", "")
+            for s in Scope for k in Kind):
+        principal = principal_of(user=user)
+        request = pb.AddMemoryRequest(principal=principal, memory=new(
+            f"The office closes at six on Fridays ({uuid.uuid4().hex[:6]}).",
+            getattr(pb, f"MEMORY_KIND_{kind.name}"),
+            getattr(pb, f"MEMORY_SCOPE_{scope.name}")))
+        offered = permissions.may_write(role, scope, kind, with_user=bool(user))
+        if offered:
+            assert (await memory.stub.AddMemory(request)).memory.id, (role, user, scope, kind)
+        else:
+            refused = await rpc_error(memory.stub.AddMemory(request))
+            assert refused.code in (grpc.StatusCode.PERMISSION_DENIED,
+                                    grpc.StatusCode.INVALID_ARGUMENT), (role, user, scope, kind)

@@ -152,4 +152,7 @@ async def test_migrations_are_versioned_and_applied_once(memory):
                                                              ("agent_memory", 4),
                                                              ("agent_memory", 5),
                                                              ("agent_memory", 6),
-                                                             ("agent_memory", 7)]
+                                                             ("agent_memory", 7),
+                                                             ("agent_memory", 8),
+                                                             ("agent_memory", 9),
+                                                             ("agent_memory", 10)]

@@ -114,3 +114,44 @@ async def test_a_memory_written_without_a_user_can_be_neither_user_nor_private(m
     # Unspecified: private with a user, agent scope without (seed 000).
     assert (await add(memory.stub, who(user="u1"), new("mine"))).scope == PRIVATE
     assert (await add(memory.stub, who(), new("ours"))).scope == AGENT
+
+
+# caller, agent_ids -> the memories counted: what the caller sees acting as each agent.
+SUMMARIES = [
+    (who(agent="helper", user="u1"), [], {"acct", "agent-helper", "agent-other", "user-u1",
+                                          "private-helper-u1", "private-other-u1"}),
+    (who(agent="", user="u1"), ["helper"], {"acct", "agent-helper", "user-u1",
+                                            "private-helper-u1"}),
+    (who(agent="", user="u2"), ["other", "third"], {"acct", "agent-other", "user-u2"}),
+    (who(agent=""), [], {"acct", "agent-helper", "agent-other"}),
+    (who("globex", agent="", user="u1"), [], {"globex-acct"}),
+    (who(agent="", user="u1", environment="staging"), [], {"staging-acct"}),
+]
+
+
+async def test_the_summary_counts_what_the_caller_sees_as_each_agent(memory):
+    await _seed(memory)
+    await add(memory.stub, who(agent="other"), new("A second fact of other", key="second"))
+    deleted = await add(memory.stub, who(agent="other"), new("Gone", key="gone"))
+    await memory.stub.DeleteMemory(pb.DeleteMemoryRequest(principal=who(agent="other"),
+                                                          memory_id=deleted.id))
+    for principal, agents, expected in SUMMARIES:
+        reply = await memory.stub.SummarizeMemories(pb.SummarizeMemoriesRequest(
+            principal=principal, agent_ids=agents))
+        expected_counts = {}
+        for key in expected:
+            writer, scope = MEMORIES[key]
+            agent = writer.agent_id if scope in (AGENT, PRIVATE) else ""
+            expected_counts[(agent, scope, PROFILE)] = expected_counts.get(
+                (agent, scope, PROFILE), 0) + 1
+        if "agent-other" in expected:  # the live one; the deleted one is not counted
+            expected_counts[("other", AGENT, pb.MEMORY_KIND_PROJECT_FACT)] = 1
+        got = {(c.agent_id, c.scope, c.kind): c.memories for c in reply.counts}
+        assert got == expected_counts, (principal, agents)
+        assert all(c.last_update_time.seconds > 0 for c in reply.counts)
+        agents_in_order = [c.agent_id for c in reply.counts]
+        assert agents_in_order == sorted(agents_in_order)
+    error = await rpc_error(memory.stub.SummarizeMemories(pb.SummarizeMemoriesRequest(
+        principal=who(), agent_ids=["helper", "no spaces"])))
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT and "agent_ids[1]" in \
+        error.field_violations

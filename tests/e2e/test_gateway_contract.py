@@ -1,6 +1,6 @@
 """Through the gateway, the whole platform running: retried tool calls are idempotent,
 tool calls resolve in their own thread, thread metadata is stored, DeleteThread keeps
-what the README says, bad input is INVALID_ARGUMENT naming the field, and every service
+what docs/gateway.md says, bad input is INVALID_ARGUMENT naming the field, and every service
 serves Prometheus metrics that move with the calls."""
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ async def test_a_tool_call_id_used_in_two_threads_resolves_in_the_callers_thread
     assert "Porto" in other.result["data"]
     # No thread at all: ambiguous, and the tool says so.
     ambiguous = await gateway.tool("journal_tool_call_view", tool_call_id="call-7")
-    assert ambiguous.is_error and "name the thread" in ambiguous.result["error"]
+    assert ambiguous.is_error and "name the thread" in ambiguous.result["message"]
 
 
 async def test_memory_store_takes_scope_and_recall_caps_its_limit(gateway):

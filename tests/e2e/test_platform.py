@@ -130,8 +130,8 @@ async def test_tools_per_surface_and_execution(platform, trip):
         assert await tools() == ["journal_message_search", "journal_tool_call_view",
                                  "memory_forget", "memory_recall", "memory_store"]
         assert await tools(memory=False) == ["journal_message_search", "journal_tool_call_view"]
-        assert await tools(surface=MCP) == ["memory_forget", "memory_recall", "memory_store",
-                                            "search_memory"]
+        assert await tools(surface=MCP) == ["explain_memory", "memory_forget", "memory_recall",
+                                            "memory_store", "search_memory"]
         assert await tools(surface=MCP, memory=False) == []
 
         def arguments(**values) -> struct_pb2.Struct:

@@ -2,16 +2,23 @@
 
 A request is drawn as a message of plausible and hostile field values (ids that
 work, ``.``/``..``, empty and oversized ids, NUL, huge and negative numbers, NaN
-and infinities, unknown enum values, JSON in Structs), serialized, and then
-sometimes damaged on the wire in ways no well-behaved client library can produce:
-a string field that is not UTF-8, a Struct nested past the parser's limit, or
-bytes cut short.
+and infinities, unknown enum values, JSON in Structs, 5,000-character map keys),
+serialized, and then sometimes damaged on the wire in ways no well-behaved client
+library can produce: a string field that is not UTF-8, a Struct nested past the
+parser's limit, or bytes cut short.
+
+:func:`extreme_cases` lists, for every field that can hold one, the extreme values
+to try: a string, a map key or a Struct key of thousands of characters (what an
+error may echo), an integer at its type's bounds and just past 2^31-1 (what a
+PostgreSQL ``integer`` column holds); :func:`extreme_request_bytes` puts one in an
+otherwise plausible request, so that it reaches the code behind the first checks.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -41,7 +48,7 @@ _INT_RANGES = {
     F.TYPE_UINT64: (0, 2**64 - 1), F.TYPE_FIXED64: (0, 2**64 - 1),
 }
 _EDGE_INTS = [0, 1, -1, 2, 5, 10, 20, 21, 32768, 32769, 50, 51, 100, 101, 1000, 1001, 2**31 - 1,
-              -(2**31), 2**53, 2**63 - 1, -(2**63)]
+              -(2**31), 2**31, -(2**31) - 1, 2**32, 2**53, 2**63 - 1, -(2**63), 2**64 - 1]
 _BAD_FLOATS = st.one_of(st.sampled_from([1e308, -1e308, math.nan, math.inf, -math.inf, 5e-324,
                                          -0.0, 2.0, -1.0]),
                         st.floats(allow_nan=True, allow_infinity=True))
@@ -52,6 +59,13 @@ _BAD_TEXT = st.one_of(
     st.text(min_size=1, max_size=4).map(lambda s: s * 5000),  # 5-20 thousand characters
 )
 _GOOD_TEXT = st.sampled_from(WORDS)
+#: Thousands of characters of one, two and four bytes in UTF-8 (three, six and twelve
+#: once percent-encoded in a gRPC status message).
+HUGE_TEXTS = ["k" * 5000, "\u00e9" * 5000, "\U0001f600" * 2000]
+#: And just past the 256 characters a map key may have.
+HUGE_TEXT = st.sampled_from([*HUGE_TEXTS, "k" * 257])
+#: Map keys that work somewhere: tags, retrieval legs and factors, tool arguments.
+KEYS = ["facet", "team", "vector", "fulltext", "recency", "importance", "query", "city"]
 
 
 def _mix(good: st.SearchStrategy, bad: st.SearchStrategy, one_in: int) -> st.SearchStrategy:
@@ -77,6 +91,8 @@ def _kinds(one_in: int) -> dict[str, st.SearchStrategy]:
             "arguments": st.dictionaries(name, st.one_of(scalar_json, json), max_size=5),
             "id": _mix(st.sampled_from(GOOD_IDS),
                        st.one_of(st.sampled_from(BAD_IDS), st.text(max_size=12)), one_in),
+            "key": _mix(st.sampled_from(KEYS), st.one_of(st.sampled_from(BAD_IDS), HUGE_TEXT),
+                        one_in),
             "tool": _mix(st.sampled_from(TOOLS), _BAD_TEXT, one_in)}
 
 
@@ -89,9 +105,11 @@ def _string(field: FieldDescriptor, one_in: int) -> st.SearchStrategy:
     kinds, name = _kinds(one_in), field.name
     if name == "tool_name":
         return kinds["tool"]
-    if name == "user_id":
+    if name == "user_id":  # often unset: the seeded data has none
         return st.one_of(st.just(""), kinds["id"])
-    if name.endswith(("_id", "_ids", "environment")) or name in ("id", "key"):
+    if name == "environment":  # mostly one the account has, so calls get past the gateway
+        return st.one_of(st.sampled_from(["", "default"]), kinds["id"])
+    if name.endswith(("_id", "_ids")) or name in ("id", "key"):
         return kinds["id"]
     return kinds["text"]
 
@@ -145,11 +163,14 @@ def message(descriptor: Descriptor, one_in: int, nesting: int = 0) -> st.SearchS
     for field in descriptor.fields:
         if _is_map(field):
             entry = field.message_type
+            key = entry.fields_by_name["key"]
             fields[field.name] = st.dictionaries(
-                scalar(entry.fields_by_name["key"], one_in),
+                kinds["key"] if key.type == F.TYPE_STRING else scalar(key, one_in),
                 _value(entry.fields_by_name["value"], nesting, one_in), max_size=3)
         elif field.is_repeated:
             fields[field.name] = st.lists(_value(field, nesting, one_in), max_size=3)
+        elif field.has_presence:  # a message or optional field: often unset, as a client would
+            fields[field.name] = st.one_of(st.none(), _value(field, nesting, one_in))
         else:
             fields[field.name] = _value(field, nesting, one_in)
     return st.fixed_dictionaries(fields).map(lambda values: _build(cls, values))
@@ -172,6 +193,8 @@ def _list(cls, values: list):
 def _build(cls, values: dict):
     built = cls()
     for name, value in values.items():
+        if value is None:
+            continue
         field = cls.DESCRIPTOR.fields_by_name[name]
         target = getattr(built, name)
         if _is_map(field):
@@ -232,11 +255,36 @@ def _wrap(path: tuple[int, ...], payload: bytes) -> bytes:
 INVALID_UTF8 = [b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xc0\x80", b"ok\xf8\x88\x80\x80\x80"]
 
 
+#: (field path, value) pairs: what the fuzzed platform holds (the seeded account,
+#: agent, thread and memory), put in half the requests that have the field.
+Known = tuple[tuple[str, Any], ...]
+
+
+def _set_known(request, path: str, value) -> None:
+    *parents, leaf = path.split(".")
+    target = request
+    for name in parents:
+        field = target.DESCRIPTOR.fields_by_name.get(name)
+        if field is None or field.type != F.TYPE_MESSAGE or field.is_repeated:
+            return
+        target = getattr(target, name)
+    if leaf in target.DESCRIPTOR.fields_by_name:
+        setattr(target, leaf, value)
+
+
+def _use_known(draw, request, known: Known) -> None:
+    for path, value in known:
+        if draw(st.booleans()):
+            _set_known(request, path, value)
+
+
 @st.composite
-def request_bytes(draw, descriptor: Descriptor) -> bytes:
+def request_bytes(draw, descriptor: Descriptor, known: Known = ()) -> bytes:
     """A serialized request, sometimes damaged on the wire."""
     one_in = draw(st.sampled_from(HOSTILITY))
-    data = draw(message(descriptor, one_in)).SerializeToString()
+    request = draw(message(descriptor, one_in))
+    _use_known(draw, request, known)
+    data = request.SerializeToString()
     damage = draw(st.sampled_from(["none", "none", "none", "utf8", "deep", "cut"]))
     if damage == "utf8":
         paths = list(_paths(descriptor, lambda f: f.type == F.TYPE_STRING))
@@ -250,6 +298,79 @@ def request_bytes(draw, descriptor: Descriptor) -> bytes:
     elif damage == "cut" and data:
         data = data[:draw(st.integers(0, len(data) - 1))]
     return data
+
+
+# -- one field at an extreme -----------------------------------------------------
+
+
+@functools.cache
+def _slots(descriptor: Descriptor, depth: int = 0) -> tuple[tuple[FieldDescriptor, ...], ...]:
+    """Paths (fields from the request down) to every field that can hold an extreme
+    value: strings, integers, maps with string keys and Structs (a key)."""
+    found: list[tuple[FieldDescriptor, ...]] = []
+    for field in descriptor.fields:
+        if _is_map(field):
+            if field.message_type.fields_by_name["key"].type == F.TYPE_STRING:
+                found.append((field,))
+        elif field.type == F.TYPE_MESSAGE:
+            name = field.message_type.full_name
+            if name == "google.protobuf.Struct":
+                found.append((field,))
+            elif not name.startswith("google.protobuf.") and depth < MAX_NESTING:
+                found += [(field, *path) for path in _slots(field.message_type, depth + 1)]
+        elif field.type == F.TYPE_STRING or field.type in _INT_RANGES:
+            found.append((field,))
+    return tuple(found)
+
+
+def _extremes(field: FieldDescriptor) -> list:
+    if field.type in _INT_RANGES:
+        low, high = _INT_RANGES[field.type]
+        return [v for v in (high, 2**31, low, -(2**31) - 1) if low <= v <= high]
+    return HUGE_TEXTS  # a string, or a key of a map or a Struct
+
+
+def extreme_cases(descriptor: Descriptor) -> list[tuple[tuple[FieldDescriptor, ...], Any]]:
+    """(path, value): each field that can hold an extreme value with each such value."""
+    return [(path, value) for path in _slots(descriptor) for value in _extremes(path[-1])]
+
+
+_MAP_VALUES = {F.TYPE_STRING: "v", F.TYPE_DOUBLE: 0.5, F.TYPE_FLOAT: 0.5, F.TYPE_BOOL: True}
+
+
+def _place(request, path: tuple[FieldDescriptor, ...], value) -> None:
+    target = request
+    for field in path[:-1]:
+        target = getattr(target, field.name)
+        if field.is_repeated:
+            target = target[0] if len(target) else target.add()
+    leaf = path[-1]
+    if leaf.type != F.TYPE_MESSAGE:
+        if leaf.is_repeated:
+            getattr(target, leaf.name).append(value)
+        else:
+            setattr(target, leaf.name, value)
+        return
+    container = getattr(target, leaf.name)
+    if not _is_map(leaf):  # a Struct
+        container[value] = "v"
+        return
+    value_field = leaf.message_type.fields_by_name["value"]
+    if value_field.type == F.TYPE_MESSAGE:
+        container[value].SetInParent()
+    else:
+        container[value] = _MAP_VALUES.get(value_field.type, 1)
+
+
+@st.composite
+def extreme_request_bytes(draw, descriptor: Descriptor, known: Known,
+                          path: tuple[FieldDescriptor, ...], value) -> bytes:
+    """A plausible request naming what is ``known``, with ``value`` at ``path``."""
+    request = draw(message(descriptor, 0))
+    for known_path, held in known:
+        _set_known(request, known_path, held)
+    _place(request, path, value)
+    return request.SerializeToString()
 
 
 # -- tool calls that get past authentication and the schema --------------------

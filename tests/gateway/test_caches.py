@@ -16,7 +16,7 @@ from libs.errors import NotFound, Unauthenticated
 from libs.identity import Principal
 from libs.invalidations import Invalidations
 from services.gateway.app import connect
-from services.gateway.keys import ApiKeys
+from services.gateway.keys import ApiKeys, KeySpec
 from services.gateway.threads import Threads
 from tests.support.ports import free_port
 from tests.support.postgres import fresh_database
@@ -136,10 +136,10 @@ async def test_a_lost_listening_connection_empties_the_cache_until_it_listens_ag
 
 async def test_a_key_revoked_on_one_replica_stops_working_on_the_others_at_once(dsn):
     async with replica(dsn) as a, replica(dsn) as b:
-        issued = await a.keys.create("acme", "bench", "agent")
+        issued = await a.keys.create("acme", "bench", KeySpec("agent"))
         header = f"Bearer {issued.key}"
         assert (await b.keys.authenticate(header)).account_id == "acme"
-        await a.keys.revoke(issued.id)
+        await a.keys.revoke("acme", issued.id)
 
         async def refused() -> bool:
             try:

@@ -17,7 +17,7 @@ def _fields(descriptor, skip: str) -> list[tuple]:
 
 def test_every_library_call_mirrors_agent_memory():
     internal = memory_pb.DESCRIPTOR.services_by_name["AgentMemoryService"].methods_by_name
-    assert len(METHODS) == 16
+    assert len(METHODS) == 17
     for method in METHODS:
         assert method in internal, method
         gateway_request = getattr(library_pb, f"{method}Request").DESCRIPTOR

@@ -27,10 +27,10 @@ from google.protobuf import field_mask_pb2, struct_pb2
 from libs import clients
 from libs.identity import Principal
 from libs.settings import Secret
-from services.agent_memory.pinned_changes import CHANNEL
+from services.agent_memory.memories.store.pinned_changes import CHANNEL
 from services.gateway.pinned import PinnedCache
 from tests.support.pinned_changes import all_heard
-from tests.support.ports import free_port
+from tests.support.platform import another_gateway
 from tests.support.waiting import eventually
 from tools import launch
 
@@ -186,13 +186,7 @@ async def test_an_entry_that_expires_leaves_the_context_without_a_write(platform
 
 
 async def test_a_write_through_one_replica_reaches_the_other(platform):
-    env = dict(platform.services["gateway"].env)
-    port = free_port()
-    env.update(GATEWAY_PORT=str(port), GATEWAY_HTTP_PORT=str(free_port()),
-               GATEWAY_METRICS_PORT="0")
-    other = launch.Service("gateway", f"127.0.0.1:{port}", env)
-    other.start()
-    try:
+    with another_gateway(platform) as other:
         async with clients.channel(platform.gateway, default_timeout=30) as a_channel, \
                 clients.channel(other.address, default_timeout=30) as b_channel:
             acme = Account(platform, a_channel)
@@ -205,8 +199,6 @@ async def test_a_write_through_one_replica_reaches_the_other(platform):
                 return "dog" in await acme.facts(gateway=b)
 
             assert await eventually(b_shows_the_dog, timeout=15) < 10  # not the 60 s
-    finally:
-        other.stop()
 
 
 async def test_a_broken_watch_empties_the_cache(platform):

@@ -44,7 +44,7 @@ def test_tools_per_surface_and_binding():
                                   "journal_message_search", "journal_tool_call_view"]
     assert names(AGENT, False) == ["journal_message_search", "journal_tool_call_view"]
     assert names(MCP, True) == ["memory_store", "memory_recall", "memory_forget",
-                                "search_memory"]
+                                "search_memory", "explain_memory"]
     assert names(MCP, False) == []
 
 

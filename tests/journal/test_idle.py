@@ -107,7 +107,7 @@ async def test_a_caught_up_subscription_reads_nothing_until_a_write_then_gets_it
 
 
 async def test_the_memtable_is_flushed_within_5_s_of_a_write(tmp_path):
-    """The bound on what a new writer replays (README, failover time)."""
+    """The bound on what a new writer replays (docs/operations.md, failover time)."""
     compacted = tmp_path / "journal" / "shard-0000" / "compacted"
     async with _journal(tmp_path, 10) as journal:
         await asyncio.sleep(6)  # idle: nothing to flush

@@ -8,6 +8,7 @@ from agentmemory.common.v1 import message_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as pb
 from google.protobuf import struct_pb2
 
+from libs import page_tokens
 from tests.support.journal_client import ASSISTANT, USER, message, principal, rpc_error
 
 MiB = 1024 * 1024
@@ -76,7 +77,8 @@ async def test_bad_principal_or_thread(local_journal, who, thread, field):
 
 async def test_bad_page_token_and_limits(local_journal):
     await local_journal.append("t", [message("m")])
-    for token in ("garbage!", "eyJ2IjoxfQ", "bm90IGpzb24"):
+    forged = [page_tokens.encode(thread="t", next=n) for n in (-1, 2**70, True)]
+    for token in ("garbage!", "eyJ2IjoxfQ", "bm90IGpzb24", *forged):
         error = await rpc_error(local_journal.stub.ReadRange(
             pb.ReadRangeRequest(principal=principal(), thread_id="t", page_token=token)
         ))

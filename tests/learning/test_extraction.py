@@ -54,6 +54,11 @@ async def test_accept_edited_and_reject_are_audited_and_a_rejected_fact_returns_
         memory_pb.SOURCE_KIND_EXTRACTION, "run-1", memory_pb.MEMORY_SCOPE_USER)
     assert accepted.suggestion.status == pb.SUGGESTION_STATUS_ACCEPTED
     assert accepted.suggestion.memory_id == memory.id
+    # Listed as accepted: the text stored (the reviewer's), beside the suggested one.
+    [listed] = await learning.suggestions(status=pb.SUGGESTION_STATUS_ACCEPTED)
+    assert (listed.content, listed.stored_content) == (
+        found["name"].content, "The user's name is Ana Lopes (she goes by Ana).")
+    assert not found["name"].stored_content  # pending: nothing stored yet
     rejected = await learning.stub.RejectSuggestion(pb.RejectSuggestionRequest(
         principal=who(), suggestion_id=found["home_city"].id))
     assert rejected.suggestion.status == pb.SUGGESTION_STATUS_REJECTED

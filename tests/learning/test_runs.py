@@ -7,6 +7,7 @@ import asyncio
 import time
 
 import grpc
+import pytest
 from agentmemory.common.v1 import run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as pb
 
@@ -137,28 +138,32 @@ async def test_the_window_read_answers_the_open_run_when_asked(local_journal):
     assert await window("mine") == (["m2", "m3"], "")
 
 
-async def test_an_idle_run_is_closed_at_last_activity_plus_the_timeout(tmp_path):
+@pytest.mark.parametrize("user", ["", "ana"], ids=["agent's thread", "a user's thread"])
+async def test_an_idle_run_is_closed_at_last_activity_plus_the_timeout(tmp_path, user):
+    """On a user's thread too: the sweeper acts for no caller (it used to be refused the
+    thread as "not found", and tried again at once, forever)."""
     env = {"JOURNAL_OBJECT_STORE": "local", "JOURNAL_LOCAL_PATH": str(tmp_path / "j"),
            "JOURNAL_RUN_IDLE_TIMEOUT_SECONDS": "1"}
+    who = principal(user=user)
     process = JournalProcess(env, tmp_path / "journal.log").start()
     try:
         async with clients.channel(process.address, default_timeout=10) as channel:
             journal = JournalClient(channel)
-            await start(journal, "t", "idle")
-            await journal.append("t", [message("m1")])
+            await start(journal, "t", "idle", who=who)
+            await journal.append("t", [message("m1")], who=who)
             last_activity = time.time()
             await asyncio.sleep(2.5)
             run = (await journal.stub.GetRun(pb.GetRunRequest(
-                principal=principal(), thread_id="t", run_id="idle"))).run
+                principal=who, thread_id="t", run_id="idle"))).run
             assert (run.state, run.outcome, run.last_offset) == (
                 run_pb2.RUN_STATE_FINISHED, TIMED_OUT, 1)
             # The finish time is the deadline, not when the sweeper noticed.
             closed_at = run.finish_time.ToMilliseconds() / 1000
             assert abs(closed_at - (last_activity + 1.0)) < 0.5
             # A new run can start; a message naming the closed one is refused.
-            await start(journal, "t", "next")
-            assert (await rpc_error(journal.append("t", [message("m2", run_id="idle")]))
-                    ).reason == "RUN_NOT_OPEN"
+            await start(journal, "t", "next", who=who)
+            assert (await rpc_error(journal.append("t", [message("m2", run_id="idle")],
+                                                   who=who))).reason == "RUN_NOT_OPEN"
     finally:
         process.terminate()
 

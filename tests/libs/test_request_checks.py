@@ -1,6 +1,7 @@
 """Bad requests of every kind are INVALID_ARGUMENT naming the field, on a real server:
 bytes that do not parse, strings that are not UTF-8, Structs nested past the parser's
-limit, NUL characters, NaN and infinities, unknown enum values."""
+limit, NUL characters, keys past the length limit, NaN and infinities, unknown enum
+values."""
 
 from __future__ import annotations
 
@@ -158,6 +159,32 @@ async def test_a_nul_in_a_struct_key_is_refused(gateway):
         "k\x00": struct_pb2.Value(string_value="v")}))
     error = await _raw(channel, "CallTool", request.SerializeToString())
     assert error.field_violations == {"arguments": "keys must not contain NUL (U+0000)"}
+
+
+def _struct(values: dict) -> struct_pb2.Struct:
+    struct = struct_pb2.Struct()
+    struct.update(values)
+    return struct
+
+
+@pytest.mark.parametrize("request_message, field", [
+    (pb.CallToolRequest(arguments=_struct({"k" * 5000: "v"})), "arguments"),
+    (pb.AppendMessagesRequest(messages=[message_pb2.Message(
+        id="m1", metadata=_struct({"config": {"\u00e9" * 257: 1}}))]),
+     "messages[0].metadata.config"),
+])
+async def test_a_key_past_the_limit_is_refused_naming_its_map(gateway, request_message, field):
+    """Keys are names; a path naming a 5,000-character key would echo it whole."""
+    channel, servicer = gateway
+    method = type(request_message).__name__.removesuffix("Request")
+    error = await _raw(channel, method, request_message.SerializeToString())
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT
+    (named, problem), = error.field_violations.items()
+    assert (named, problem.endswith("keys are at most 256")) == (field, True)
+    assert servicer.seen == []
+    longest = pb.CallToolRequest(arguments=_struct({"k" * 256: "v"}))
+    await pb_grpc.GatewayServiceStub(channel).CallTool(longest)
+    assert servicer.seen == [longest]
 
 
 @pytest.mark.parametrize("number", [math.nan, math.inf, -math.inf])

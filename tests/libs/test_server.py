@@ -17,6 +17,17 @@ from libs.tracing import Tracing, TracingSettings
 
 SERVICE = "test.v1.ProbeService"
 logger = logging.getLogger("tests.probe")
+#: Four bytes each in UTF-8, twelve once percent-encoded in grpc-message.
+WIDE = "\U0001f600" * 5000
+
+
+class _Everything(errors.DomainError):
+    """An error with far more to say than a status can carry."""
+
+    code = grpc.StatusCode.INVALID_ARGUMENT
+
+    def field_violations(self) -> list[tuple[str, str]]:
+        return [(f"items[{index}].{WIDE}", WIDE) for index in range(50)]
 
 
 def _probe_binding(downstream: list[str]) -> ServiceBinding:
@@ -29,6 +40,10 @@ def _probe_binding(downstream: list[str]) -> ServiceBinding:
 
     async def crash(request: bytes, context) -> bytes:
         raise RuntimeError("secret internal detail")
+
+    async def fail_huge(request: bytes, context) -> bytes:
+        raise _Everything(f"bad items: {WIDE}", reason="TOO_MUCH",
+                          metadata={f"k{index}": WIDE for index in range(50)})
 
     async def sleep(request: bytes, context) -> bytes:
         await asyncio.sleep(float(request.decode() or "5"))
@@ -48,7 +63,8 @@ def _probe_binding(downstream: list[str]) -> ServiceBinding:
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(fn)
         for name, fn in {"FailDomain": fail_domain, "FailField": fail_field, "Crash": crash,
-                         "Sleep": sleep, "Log": log_line, "Relay": relay}.items()
+                         "FailHuge": fail_huge, "Sleep": sleep, "Log": log_line,
+                         "Relay": relay}.items()
     }
     return ServiceBinding(
         SERVICE,
@@ -104,6 +120,27 @@ async def test_domain_errors_become_rich_statuses(probe):
         details = errors.error_details(caught.value)
         assert details.code == grpc.StatusCode.INVALID_ARGUMENT
         assert details.field_violations == {"widget.name": "required"}
+
+
+async def test_an_error_of_any_size_reaches_the_client_as_itself(probe):
+    """gRPC drops a status whose trailers pass 8 KiB (RESOURCE_EXHAUSTED "Stream
+    removed"): whatever a handler puts in an error, what is sent is bounded."""
+    address, _ = probe
+    async with clients.channel(address) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await _call(channel, "FailHuge")(b"")
+        details = errors.error_details(caught.value)
+        assert (details.code, details.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "TOO_MUCH")
+        assert details.message.startswith("bad items: \U0001f600") and \
+            details.message.endswith("...")
+        assert len(details.message.encode()) <= errors.MAX_MESSAGE_BYTES
+        assert next(iter(details.field_violations)).startswith("items[0].\U0001f600")
+        assert details.metadata and len(details.metadata) < 50
+        with pytest.raises(errors.DomainError) as relayed:  # and so is what a relay sends on
+            async with clients.upstream("probe"):
+                await _call(channel, "FailHuge")(b"")
+        assert (relayed.value.code, relayed.value.reason) == (
+            grpc.StatusCode.INVALID_ARGUMENT, "TOO_MUCH")
 
 
 async def test_unexpected_failure_is_internal_without_details(probe):

@@ -30,8 +30,10 @@ SOURCES = {"agent": memory_pb.SOURCE_KIND_AGENT_TOOL, "user": memory_pb.SOURCE_K
            "tool_result": memory_pb.SOURCE_KIND_TOOL_RESULT}
 
 
-def who(account="acme", agent="helper", user="", role=principal_pb2.KEY_ROLE_UNSPECIFIED):
-    return principal_pb2.Principal(account_id=account, agent_id=agent, user_id=user, role=role)
+def who(account="acme", agent="helper", user="", role=principal_pb2.KEY_ROLE_UNSPECIFIED,
+        act_for_users=False):
+    return principal_pb2.Principal(account_id=account, agent_id=agent, user_id=user, role=role,
+                                   act_for_users=act_for_users)
 
 
 @dataclass

@@ -8,11 +8,12 @@ from uuid import UUID
 
 import pytest
 
-from services.agent_memory.model import Entry, Source
-from services.agent_memory.retrieval import entities, fusion, scoring, trust
+from services.agent_memory.memories import entities
+from services.agent_memory.memories.model import Entry, Source
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
+from services.agent_memory.retrieval import fusion, scoring, trust
+from services.agent_memory.retrieval.model import Candidate, Hit, Signals
 from services.agent_memory.retrieval.request import Overrides
-from services.agent_memory.retrieval.store import Candidate, Hit, Signals
-from services.agent_memory.rules import Kind, Scope, SourceKind
 
 NOW = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
 A, B, C = UUID(int=1), UUID(int=2), UUID(int=3)
@@ -51,6 +52,17 @@ def test_rrf_of_nothing_is_nothing_and_k_is_honoured():
     assert fusion.rrf({"vector": [], "fulltext": []}, {}, 60) == []
     fused = fusion.rrf({"vector": [Hit(A, 1.0)]}, {}, 1)
     assert fused[0].score == pytest.approx(1 / 2)
+
+
+def test_a_leg_with_no_hits_changes_nothing():
+    legs = {"vector": [Hit(A, 0.9), Hit(B, 0.5)], "fulltext": [Hit(B, 7.0), Hit(C, 2.0)]}
+    weights = Overrides().leg_weights
+    with_empty = fusion.rrf({**legs, "entity": [], "graph": []}, weights, 60)
+    assert with_empty == fusion.rrf(legs, weights, 60)
+    pairs = [(Candidate(entry(f.id), signals()), f) for f in with_empty]
+    alone = [(Candidate(entry(f.id), signals()), f) for f in fusion.rrf(legs, weights, 60)]
+    assert ([s.final for s in scoring.score(pairs, Overrides(), NOW, None)]
+            == [s.final for s in scoring.score(alone, Overrides(), NOW, None)])
 
 
 def test_short_queries_naming_one_kind_are_routed():

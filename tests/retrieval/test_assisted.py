@@ -74,9 +74,30 @@ async def test_a_failing_model_leaves_the_deterministic_order(with_model):
     assert (found.diagnostics.reranker, found.diagnostics.query_parsing) == ("failed", "failed")
 
 
-async def test_assisted_mode_without_a_model_says_so(retrieval):
+async def test_assisted_mode_without_a_model_reranks_with_the_local_cross_encoder(retrieval):
     await _corpus(retrieval)
     found = await retrieval.retrieve(QUERY, mode=ASSISTED, explain=True)
+    assert _order(found) == [RELEVANT, IMPORTANT]  # the fused order was the other way
+    assert (found.diagnostics.reranker, found.diagnostics.query_parsing) == ("applied",
+                                                                            "unavailable")
+    assert "rerank" in found.diagnostics.stage_timings_ms
+    scores = {m.memory.content: m.explanation.reranker.score for m in found.workspace_entries}
+    assert scores[RELEVANT] > scores[IMPORTANT]
+    deterministic = await retrieval.retrieve(QUERY, explain=True)
+    assert _order(deterministic) == [IMPORTANT, RELEVANT]
+    assert deterministic.diagnostics.reranker == "skipped"
+
+
+@pytest.fixture
+async def without_reranker(postgres, tmp_path):
+    async for under_test in start(postgres, tmp_path,
+                                  env={"AGENT_MEMORY_LOCAL_RERANKER": "false"}):
+        yield under_test
+
+
+async def test_assisted_mode_with_neither_model_nor_reranker_says_so(without_reranker):
+    await _corpus(without_reranker)
+    found = await without_reranker.retrieve(QUERY, mode=ASSISTED, explain=True)
     assert _order(found) == [IMPORTANT, RELEVANT]
     assert (found.diagnostics.reranker, found.diagnostics.query_parsing) == ("unavailable",
                                                                             "unavailable")

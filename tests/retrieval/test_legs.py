@@ -3,6 +3,7 @@ index adapters); routing of short type queries; fusion of all legs."""
 
 from __future__ import annotations
 
+import pytest
 from agentmemory.agent_memory.v1 import retrieval_pb2 as pb
 from agentmemory.common.v1 import run_pb2
 
@@ -83,6 +84,16 @@ async def test_episode_leg_reaches_the_memories_of_a_matching_run(retrieval):
     assert found.relevant_episodes[0].task == "Move the payment webhooks to the new queue"
 
 
+async def test_a_timed_out_run_is_an_episode_too(retrieval):
+    """The journal closes idle runs as timed_out; their episodes are kept like others'."""
+    await retrieval.stub.RecordEpisode(pb.RecordEpisodeRequest(
+        principal=who(), thread_id="ops", run_id="run-9", outcome=run_pb2.RUN_OUTCOME_TIMED_OUT,
+        task="Rotate the signing keys", summary="The key rotation stalled waiting for approval."))
+    found = await retrieval.retrieve("signing keys rotation")
+    assert [(e.run_id, e.outcome) for e in found.relevant_episodes] == [
+        ("run-9", run_pb2.RUN_OUTCOME_TIMED_OUT)]
+
+
 async def test_type_leg_lists_the_kinds_a_longer_query_names(retrieval):
     await corpus(retrieval)
     found = await retrieval.only("type", "which decisions did we take about the billing service")
@@ -126,8 +137,12 @@ async def test_all_legs_fuse_and_nothing_found_is_empty(retrieval):
     top = found.workspace_entries[0].explanation
     assert {leg.leg for leg in top.legs} >= {"Vector", "FullText", "Entity"}
     assert top.rrf_score == sum(leg.rrf_contribution for leg in top.legs)
-    legs = {leg.leg: leg.candidates for leg in found.diagnostics.legs}
-    assert set(legs) == {"Vector", "FullText", "Entity", "Episode", "Graph"}
+    # Each leg's contribution is its default weight / (60 + rank + 1).
+    weights = {"Vector": 2.0, "FullText": 0.5, "Entity": 0.5, "Episode": 0.5}
+    for leg in top.legs:
+        assert leg.rrf_contribution == pytest.approx(weights[leg.leg] / (61 + leg.rank))
+    legs = {leg.leg: leg.weight for leg in found.diagnostics.legs}
+    assert legs == weights  # the graph leg is off by default (weight 0: not run)
     nothing = await retrieval.retrieve("xyzzy plugh", explain=True, overrides=pb.RetrievalOverrides(
         leg_weights={"vector": 0.0, "graph": 0.0}))
     assert list(nothing.workspace_entries) == [] and nothing.diagnostics.fused == 0

@@ -13,6 +13,8 @@ from google.protobuf import field_mask_pb2, timestamp_pb2
 from tests.retrieval.conftest import who
 from tests.support.journal_client import rpc_error
 
+AGENT_ROLE = principal_pb2.KEY_ROLE_AGENT
+
 ADMIN = who(role=principal_pb2.KEY_ROLE_ADMIN)
 
 
@@ -114,11 +116,18 @@ async def test_a_disabled_account_retrieves_nothing_and_records_nothing(retrieva
     assert (receipts, delivered) == (0, 0)
 
 
-async def test_a_caller_with_a_user_may_not_name_another(retrieval):
-    error = await rpc_error(retrieval.retrieve("q", principal=who(user="ana"), user_id="bob"))
-    assert (error.code, error.reason) == (grpc.StatusCode.PERMISSION_DENIED, "USER_MISMATCH")
-    found = await retrieval.retrieve("q", principal=who(user="ana"), user_id="ana")
+async def test_naming_another_user_needs_a_principal_that_may_act_for_users(retrieval):
+    for principal in (who(user="ana", role=AGENT_ROLE), who(role=AGENT_ROLE),
+                      who(role=principal_pb2.KEY_ROLE_ADMIN)):
+        error = await rpc_error(retrieval.retrieve("q", principal=principal, user_id="bob"))
+        assert (error.code, error.reason) == (grpc.StatusCode.PERMISSION_DENIED,
+                                              "ACT_FOR_USERS_REQUIRED")
+        assert error.metadata["field"] == "user_id"
+    found = await retrieval.retrieve("q", principal=who(user="ana", role=AGENT_ROLE),
+                                     user_id="ana")
     assert found.receipt_id
+    for principal in (who(role=AGENT_ROLE, act_for_users=True), who()):  # who(): a service
+        assert (await retrieval.retrieve("q", principal=principal, user_id="bob")).receipt_id
 
 
 async def test_feedback_and_receipt_inputs_are_checked(retrieval):

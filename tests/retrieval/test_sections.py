@@ -11,7 +11,7 @@ from agentmemory.common.v1 import principal_pb2, run_pb2
 
 from libs.tokens import count_tokens
 from services.agent_memory.retrieval import render
-from services.agent_memory.retrieval.procedures import Procedure
+from services.agent_memory.retrieval.procedures import Procedure, Step
 from tests.retrieval.conftest import start, who
 from tests.support.journal_client import rpc_error
 
@@ -26,11 +26,13 @@ class RecordedProcedures:
 
     def __init__(self) -> None:
         self.asked: list[tuple[str, str, int]] = []
+        self.recorded_in = ("ops", "run-earlier")  # another run than the episode's
 
     async def relevant(self, actor, query, limit=3, run=None):
         self.asked.append((actor.agent_id, query, limit))
-        return [Procedure("p1", "Rotate the billing API key",
-                          "vault.read(path=billing) -> ok; billing.rotate_key() -> ok")]
+        return [Procedure("p1", "Rotate the billing API key <now>", (
+            Step("vault.read", '{"path": "billing"}', "succeeded"),
+            Step("billing.rotate_key", "{}", "succeeded")), *self.recorded_in)]
 
 
 @pytest.fixture
@@ -77,7 +79,7 @@ async def test_every_section_in_order_within_the_budget(with_procedures):
     assert [m.memory.content for m in found.tenant_entries] == ["Prefer metric units"]
     assert [m.memory.key for m in found.blocks] == ["sprint"]
     assert [m.memory.key for m in found.user_profile] == ["role"]
-    assert [p.task for p in found.procedures] == ["Rotate the billing API key"]
+    assert [p.task for p in found.procedures] == ["Rotate the billing API key <now>"]
     assert retrieval.procedures.asked == [("helper", "billing API key rotation", 3)]
     assert {m.memory.key for m in found.workspace_entries} == {"rotation", "rate-limit"}
     assert [e.run_id for e in found.relevant_episodes] == ["run-before"]
@@ -109,6 +111,34 @@ async def test_tool_results_are_an_inert_data_block_and_text_is_escaped(with_pro
     assert tool.tool_data and tool.trust.source_authority == 0.3
     assert "&lt;b&gt;today&lt;/b&gt;" in found.rendered and "<b>" not in found.rendered
     assert lines[-1] == f"(receipt {found.receipt_id})"
+
+
+async def test_the_platforms_arrows_stay_arrows_and_the_procedures_text_is_escaped(
+        with_procedures):
+    retrieval = with_procedures
+    await _everything(retrieval)
+    found = await retrieval.retrieve("billing API key rotation", principal=ANA)
+    lines = found.rendered.splitlines()
+    line = lines[lines.index(render.HEADERS["procedures"]) + 1]
+    assert line == ('- Rotate the billing API key &lt;now&gt;: vault.read({"path": "billing"})'
+                    ' -> succeeded; billing.rotate_key({}) -> succeeded')
+    [procedure] = found.procedures
+    assert procedure.steps == ('vault.read({"path": "billing"}) -> succeeded; '
+                               'billing.rotate_key({}) -> succeeded')
+
+
+async def test_a_past_run_delivered_as_a_procedure_is_not_delivered_again_as_an_episode(
+        with_procedures):
+    retrieval = with_procedures
+    await _everything(retrieval)  # the episode of run-before, in thread ops
+    found = await retrieval.retrieve("billing API key rotation", principal=ANA)
+    assert [e.run_id for e in found.relevant_episodes] == ["run-before"]
+    retrieval.procedures.recorded_in = ("ops", "run-before")  # the procedure of that run
+    found = await retrieval.retrieve("billing API key rotation", principal=ANA)
+    assert [p.id for p in found.procedures] == ["p1"] and not found.relevant_episodes
+    assert render.HEADERS["relevantEpisodes"] not in found.rendered
+    usage = {s.section: s for s in found.compilation.sections}
+    assert usage["relevantEpisodes"].included == usage["relevantEpisodes"].dropped == 0
 
 
 async def test_the_runs_episode_is_its_summary_when_recorded(retrieval):

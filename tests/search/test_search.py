@@ -14,6 +14,7 @@ import pytest
 from agentmemory.common.v1 import message_pb2
 from agentmemory.search.v1 import search_service_pb2 as pb
 
+from libs import reranker
 from tests.search.conftest import AGENT, HYBRID, KEYWORD, MCP
 from tests.search.corpus import EXPECTED, THREADS
 from tests.support.journal_client import ASSISTANT, TOOL, USER, message, principal, rpc_error
@@ -245,3 +246,26 @@ async def test_small_scopes_rank_from_messages_exactly_as_large_ones_from_postin
     finally:
         del clickhouse.query
     assert len(reply.hits) == 10 and len(statements) == 1
+
+
+async def test_rerank_orders_the_best_of_the_ranking_by_the_cross_encoder(chdb_search):
+    await load_corpus(chdb_search)
+    query, (thread, index) = next(iter(EXPECTED.items()))
+    plain = await chdb_search.search(query, summarize=False, limit=20)
+    reranked = await chdb_search.search(query, summarize=False, limit=3, rerank=True)
+    assert (plain.reranked, reranked.reranked) == (False, True)
+    contents = {(h.thread_id, h.message_id): i for i, h in enumerate(plain.hits)}
+    model = reranker.CrossEncoder()
+    try:
+        texts = [THREADS[h.thread_id][int(h.message_id.rsplit("-", 1)[1])][1]
+                 for h in plain.hits]
+        given = await model.scores(query, texts)
+    finally:
+        await model.close()
+    best = sorted(range(len(plain.hits)), key=lambda i: -given[i])[:3]
+    assert [(h.thread_id, h.message_id) for h in reranked.hits] == [
+        (plain.hits[i].thread_id, plain.hits[i].message_id) for i in best]
+    assert (reranked.hits[0].thread_id, reranked.hits[0].message_id) == (thread,
+                                                                         f"{thread}-{index}")
+    assert all(key in contents for key in ((h.thread_id, h.message_id)
+                                           for h in reranked.hits))

@@ -19,6 +19,7 @@ def store(key: str, content: str, category=pb.CATEGORY_USER_PROFILE, *, who=None
     return request
 
 
-def recall(query: str, *, who=None, limit: int = 0, categories=()) -> pb.RecallRequest:
+def recall(query: str, *, who=None, limit: int = 0, categories=(),
+           rerank: bool = False) -> pb.RecallRequest:
     return pb.RecallRequest(principal=who or principal(), query=query, limit=limit,
-                            categories=list(categories))
+                            categories=list(categories), rerank=rerank)

@@ -41,10 +41,18 @@ class Platform:
     def grpc(self) -> str:
         return self.gateway
 
-    def create_key(self, account: str, role: str = "admin") -> str:
-        done = subprocess.run([sys.executable, "-m", "services.gateway.admin", "create-key",
-                               "--account", account, "--role", role], cwd=launch.ROOT,
-                              env=self.env, capture_output=True, text=True, check=True)
+    def create_key(self, account: str, role: str = "admin", *, act_for_users: bool = True,
+                   user: str = "", agents: tuple[str, ...] = ()) -> str:
+        """A key made by the operator's command line; by default a service key that may
+        act for users (what most tests state callers with)."""
+        command = [sys.executable, "-m", "services.gateway.admin", "create-key",
+                   "--account", account, "--role", role]
+        command += ["--act-for-users"] * act_for_users
+        command += ["--user", user] * bool(user)
+        for agent in agents:
+            command += ["--agent", agent]
+        done = subprocess.run(command, cwd=launch.ROOT, env=self.env, capture_output=True,
+                              text=True, check=True)
         return done.stdout.strip()
 
     def key(self, account: str) -> str:
@@ -59,13 +67,33 @@ class Platform:
 
 def bind_memory(gateway: str, admin_key: str, agent: str, bound: bool = True) -> None:
     """The authorized settings call (an admin key) that binds Memory to an agent."""
+    update_agent_settings(gateway, admin_key, agent, memory_pb.AgentSettings(memory_bound=bound),
+                          ["memory_bound"])
+
+
+def update_agent_settings(gateway: str, admin_key: str, agent: str,
+                          settings: memory_pb.AgentSettings, paths: list[str]) -> None:
     with grpc.insecure_channel(gateway) as channel:
         library_grpc.MemoryLibraryServiceStub(channel).UpdateAgentSettings(
             library_pb.UpdateAgentSettingsRequest(
-                caller=gateway_pb.Caller(agent_id=agent),
-                settings=memory_pb.AgentSettings(memory_bound=bound),
-                update_mask=field_mask_pb2.FieldMask(paths=["memory_bound"])),
+                caller=gateway_pb.Caller(agent_id=agent), settings=settings,
+                update_mask=field_mask_pb2.FieldMask(paths=paths)),
             metadata=(("authorization", f"Bearer {admin_key}"),), timeout=30)
+
+
+@contextlib.contextmanager
+def another_gateway(platform: Platform, **env: str) -> Iterator[launch.Service]:
+    """A second gateway replica of the running platform, ``env`` over the first's settings."""
+    settings = dict(platform.services["gateway"].env)
+    port = free_port()
+    settings.update(GATEWAY_PORT=str(port), GATEWAY_HTTP_PORT=str(free_port()),
+                    GATEWAY_METRICS_PORT="0", **env)
+    replica = launch.Service("gateway", f"127.0.0.1:{port}", settings)
+    replica.start()
+    try:
+        yield replica
+    finally:
+        replica.stop()
 
 
 @contextlib.contextmanager

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-AGENTS = ("concierge", "rest-agent", "tenant-check", "deleter", "forgetful", "shared-name",
-          "no-user-agent", "with-user", "same", "node-mcp", "example-node", "example-ruby", "searcher")
+AGENTS = ("concierge", "rest-agent", "tenant-check", "deleter", "rest-deleter", "forgetful",
+          "shared-name", "no-user-agent", "with-user", "same", "node-mcp", "example-node",
+          "example-ruby", "searcher")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -9,6 +9,8 @@ from agentmemory.common.v1 import principal_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from agentmemory.gateway.v1 import (
+    key_service_pb2,
+    key_service_pb2_grpc,
     learning_service_pb2,
     learning_service_pb2_grpc,
     memory_library_service_pb2,
@@ -28,7 +30,8 @@ _SERVICES = [(pb, pb_grpc.GatewayServiceStub),
              (memory_library_service_pb2, memory_library_service_pb2_grpc.MemoryLibraryServiceStub),
              (retrieval_service_pb2, retrieval_service_pb2_grpc.RetrievalServiceStub),
              (run_service_pb2, run_service_pb2_grpc.RunServiceStub),
-             (learning_service_pb2, learning_service_pb2_grpc.LearningServiceStub)]
+             (learning_service_pb2, learning_service_pb2_grpc.LearningServiceStub),
+             (key_service_pb2, key_service_pb2_grpc.KeyServiceStub)]
 STUBS = {method: stub for module, stub in _SERVICES
          for service in module.DESCRIPTOR.services_by_name.values()
          for method in service.methods_by_name}

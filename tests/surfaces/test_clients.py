@@ -1,5 +1,6 @@
-"""The clients generated from protos/ in Node and Ruby: current with the protos, and their
-example programs work against a live gateway."""
+"""The clients generated from protos/ in Node and Ruby, and the SDKs' own copies (Python,
+TypeScript): current with the protos; the Node and Ruby example programs work against a
+live gateway (the SDKs' READMEs: test_sdks.py)."""
 
 from __future__ import annotations
 
@@ -15,16 +16,22 @@ ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = ROOT / "clients"
 
 
+def _files(tree: Path) -> set[Path]:
+    return {p.relative_to(tree) for p in tree.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
 def _same_tree(fresh: Path, committed: Path) -> list[str]:
-    files = {p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file()}
-    present = {p.relative_to(committed) for p in committed.rglob("*") if p.is_file()}
+    files, present = _files(fresh), _files(committed)
     differ = sorted(str(p) for p in files ^ present)
     differ += sorted(str(p) for p in files & present
                      if not filecmp.cmp(fresh / p, committed / p, shallow=False))
     return differ
 
 
-@pytest.mark.parametrize("language, generated", [("node", "gen"), ("ruby", "lib")])
+@pytest.mark.parametrize("language, generated", [
+    ("node", "gen"), ("ruby", "lib"), ("python", "src/agentmemory_client/_proto"),
+    ("typescript", "src/gen")])
 def test_generated_client_code_matches_the_protos(client_toolchains, tmp_path, language,
                                                   generated):
     out = tmp_path / generated

@@ -9,35 +9,21 @@ import os
 import re
 import subprocess
 import time
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
-import httpx2
 import pytest
 from agentmemory.common.v1 import principal_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.surfaces import grpc_calls
+from tests.surfaces.mcp_calls import mcp_client
 
 MCP = principal_pb2.SURFACE_MCP_GATEWAY
 #: Seed 000's memory tools and seed 002's search_memory; never the journal tools.
-MCP_TOOLS = ["memory_forget", "memory_recall", "memory_store", "search_memory"]
+MCP_TOOLS = ["explain_memory", "memory_forget", "memory_recall", "memory_store", "search_memory"]
 NODE_EXAMPLE = Path(__file__).resolve().parents[2] / "clients" / "node" / "examples" / "mcp.mjs"
-
-
-@asynccontextmanager
-async def mcp_client(platform, key: str | None, agent: str | None = "concierge",
-                     user: str | None = None):
-    headers = {"authorization": f"Bearer {key}"} if key else {}
-    headers |= {"x-agent-id": agent} if agent else {}
-    headers |= {"x-user-id": user} if user else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=30) as http, Client(
-            streamable_http_client(f"{platform.http}/mcp", http_client=http)) as client:
-        yield client
 
 
 def text_of(result) -> dict:
@@ -106,6 +92,28 @@ async def test_search_memory_explains_in_a_second_text(platform, facets):
     assert explanations == found.structured_content["explanations"]
     assert facets["billing"] in [e["memory_id"] for e in explanations]
     assert {"legs", "factors", "finalScore", "trust"} <= set(explanations[0]["explanation"])
+    first = explanations[0]["explanation"]  # zero values are kept, as REST keeps them
+    assert "rank" in first["legs"][0] and "contradictionRisk" in first["trust"]
+
+
+async def test_explain_memory_says_where_a_memory_came_from(platform, facets):
+    async with mcp_client(platform, platform.keys["acme"], agent="searcher") as client:
+        explained = await client.call_tool("explain_memory", {"memoryId": facets["billing"]})
+        bad = await client.call_tool("explain_memory", {"memoryId": "not-a-uuid"})
+    body = explained.structured_content
+    assert not explained.is_error and body["memory"]["id"] == facets["billing"]
+    assert body["versions"] and body["audit"] and "source" in body["memory"]
+    assert bad.is_error and text_of(bad)["fieldViolations"][0]["field"] == "memoryId"
+
+
+async def test_an_unbound_agent_is_told_why_it_has_no_tools(platform):
+    async with mcp_client(platform, platform.keys["acme"], agent="never-bound") as client:
+        listed = await client.list_tools()
+        refused = await client.call_tool("memory_recall", {"query": "x"})
+    assert listed.tools == []
+    assert "not bound to agent 'never-bound'" in listed.meta["agentmemory/notice"]
+    assert refused.is_error and "UpdateAgentSettings" in text_of(refused)["message"]
+    assert text_of(refused)["reason"] == "TOOL_NOT_AVAILABLE"
 
 
 async def test_search_memory_refusals(platform, facets):
@@ -116,15 +124,13 @@ async def test_search_memory_refusals(platform, facets):
                                                          "tokenBudget": 100})
         rerank = await client.call_tool("search_memory", {"query": "x", "runId": "r",
                                                           "rerank": True})
-        someone_else = await client.call_tool("search_memory", {"query": "x", "runId": "r",
-                                                                "userId": "bob"})
+
     assert no_run.is_error and text_of(no_run)["fieldViolations"] == [
-        {"field": "arguments.runId", "description": "required"}]
-    assert small.is_error and text_of(small)["fieldViolations"][0]["field"] == \
-        "arguments.tokenBudget"
+        {"field": "runId", "description": "required"}]  # the argument as MCP names it
+    assert text_of(no_run)["message"] == "runId: required"
+    assert small.is_error and text_of(small)["fieldViolations"][0]["field"] == "tokenBudget"
     # Refused by retrieval itself (seed 002: rerank needs assisted): the tool's answer.
     assert rerank.is_error and rerank.structured_content["reason"] == "INVALID_FIELD"
-    assert someone_else.is_error and text_of(someone_else)["reason"] == "USER_MISMATCH"
     # An agent's own surface has seed 000's three memory tools, not search_memory.
     refused = await grpc_calls.invoke(platform.grpc, key, "CallTool", pb.CallToolRequest(
         caller=grpc_calls.caller("searcher"), tool_name="search_memory"))
@@ -230,8 +236,9 @@ async def test_tool_errors_are_mcp_tool_errors_with_the_grpc_reason(platform):
     assert journal.is_error and text_of(journal)["reason"] == "TOOL_NOT_AVAILABLE"
     assert text_of(journal)["code"] == "PERMISSION_DENIED"
     assert missing.is_error and text_of(missing)["fieldViolations"] == [
-        {"field": "arguments.content", "description": "required"}]
-    assert wrong.is_error and text_of(wrong)["fieldViolations"][0]["field"] == "arguments.limit"
+        {"field": "content", "description": "required"}]
+    assert wrong.is_error and text_of(wrong)["fieldViolations"][0]["field"] == "limit"
+    assert "agents (SURFACE_AGENT) only" in text_of(journal)["message"]
     # Refused by the tool itself: a result with isError, exactly as over gRPC.
     over_grpc, grpc_error = await grpc_calls.call_tool(platform.grpc, key, grpc_calls.caller(
         "concierge", surface=MCP), "memory_store", {
@@ -240,15 +247,27 @@ async def test_tool_errors_are_mcp_tool_errors_with_the_grpc_reason(platform):
     assert unsafe.is_error and grpc_error and unsafe.structured_content == over_grpc
 
 
+async def test_oversized_names_are_brief_invalid_argument_tool_errors(platform):
+    """A 5,000-character tool or argument name is refused naming its field, not echoed."""
+    async with mcp_client(platform, platform.keys["acme"]) as client:
+        tool = await client.call_tool("t" * 5000, {})
+        argument = await client.call_tool("memory_recall", {"query": "x", "\u00e9" * 5000: 1})
+    for result, field in ((tool, "name"), (argument, "arguments")):
+        body = text_of(result)
+        assert result.is_error and (body["code"], body["fieldViolations"][0]["field"]) == (
+            "INVALID_ARGUMENT", field)
+        assert len(result.content[0].text) < 1000
+
+
 async def test_the_agent_header_is_validated_like_the_grpc_caller(platform):
     async with mcp_client(platform, platform.keys["acme"], agent="bad agent!") as client:
         result = await client.call_tool("memory_recall", {"query": "x"})
     assert result.is_error
-    assert text_of(result)["fieldViolations"][0]["field"] == "caller.agent_id"
+    assert text_of(result)["fieldViolations"][0]["field"] == "X-Agent-Id"  # MCP's name
     async with mcp_client(platform, platform.keys["acme"], agent=None) as client:
         result = await client.call_tool("memory_recall", {"query": "x"})
     assert result.is_error and text_of(result)["fieldViolations"] == [
-        {"field": "caller.agent_id", "description": "required"}]
+        {"field": "X-Agent-Id", "description": "required"}]
 
 
 @pytest.mark.parametrize("authorization, reason", [

@@ -11,7 +11,7 @@ from openapi_spec_validator import validate as validate_openapi
 
 from services.gateway.http.rest import OPERATIONS
 from tests.surfaces import grpc_calls
-from tests.surfaces.http_calls import auth, grpc, rest
+from tests.surfaces.http_calls import auth, grpc, in_rest_words, rest
 
 CALLER = {"agentId": "rest-agent", "userId": "ana", "surface": "SURFACE_AGENT"}
 MESSAGES = [{"id": "m1", "role": "ROLE_USER", "content": "I moved to Porto last year."},
@@ -96,7 +96,7 @@ async def test_rest_and_grpc_refuse_with_the_same_reason(platform, method, path,
     got_status, over_rest = await rest(platform, key, method, path, body, params)
     over_grpc = await grpc(platform, key, rpc, fields)
     assert (got_status, over_rest["reason"]) == (status, reason)
-    assert over_rest == over_grpc
+    assert over_rest == in_rest_words(over_grpc)  # REST names fields as it was sent them
 
 
 @pytest.mark.parametrize("authorization, reason", [
@@ -139,8 +139,8 @@ async def test_another_accounts_thread_and_memories_are_not_found(platform):
 
 
 async def test_delete_and_purge_over_rest(platform):
-    key, caller = platform.keys["acme"], {**CALLER, "agentId": "deleter"}
-    query = {"caller.agentId": "deleter", "caller.userId": "ana"}
+    key, caller = platform.keys["acme"], {**CALLER, "agentId": "rest-deleter"}
+    query = {"caller.agentId": "rest-deleter", "caller.userId": "ana"}
     for thread in ("to-delete", "to-purge"):
         await rest(platform, key, "POST", f"/v1/threads/{thread}/messages",
                    {"caller": caller, "messages": MESSAGES})
@@ -218,7 +218,59 @@ async def test_unknown_routes_and_methods_answer_json(platform):
     missing = await _raw(platform, "GET", "/v1/nothing-here")
     wrong = await _raw(platform, "PUT", "/v1/tools")
     assert (missing.status_code, missing.json()["reason"]) == (404, "ROUTE_NOT_FOUND")
-    assert (wrong.status_code, wrong.json()["reason"]) == (405, "METHOD_NOT_ALLOWED")
+    assert (wrong.status_code, wrong.json()["code"], wrong.json()["reason"]) == (
+        405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+    assert wrong.headers["allow"] == wrong.json()["metadata"]["allowed"] == "GET, HEAD"
+
+
+# Bad REST inputs: (method, path, body or query, the field named, words in the message).
+# Fields are named as REST spells them (JSON names, seed 002's aliases), and messages say
+# what a value must be, never what the parser said.
+_VOCABULARY = [
+    ("POST", "/v1/memory/retrieve", {"runId": "r", "topN": "ten"}, "topN",
+     "must be an integer"),
+    ("POST", "/v1/memory/retrieve", {"runId": "r", "asOf": "2026-01-01T00:00:00"}, "asOf",
+     "RFC 3339"),
+    ("POST", "/v1/memory/retrieve", {"runId": "r", "mode": "fast"}, "mode",
+     "deterministic, assisted"),
+    ("POST", "/v1/memory/retrieve", {"runId": "r", "tokenBudget": 10**20}, "tokenBudget",
+     "must be an integer from"),
+    ("POST", "/v1/memory/retrieve", {"runId": "r", "bogus": 1}, "bogus",
+     "not a field of this request"),
+    ("POST", "/v1/memory/retrieve", {"runId": "r", "tokenBudget": 100}, "tokenBudget",
+     "256-32000"),
+    ("POST", "/v1/memory/retrieve", {"runId": "r", "applicationId": "bad agent"},
+     "applicationId", "must be"),
+    ("POST", "/v1/memory/retrieve", {"runId": "r", "rerank": True}, "rerank",
+     "mode assisted"),
+    ("POST", "/v1/threads/t1/messages", {"caller": {"agentId": "a", "surface": "SURFACE_AGENT"},
+                                         "messages": [{"id": "m", "role": "ROLE_USER",
+                                                       "toolCalls": [{"id": 5}]}]},
+     "messages.toolCalls.id", "must be a string"),
+    ("GET", "/v1/memory", {"caller.agentId": "a", "pageSize": "many"}, "pageSize",
+     "must be an integer"),
+    ("POST", "/v1/threads/t1/context", {"caller": {"agentId": "a"}}, "caller.surface",
+     "SURFACE_AGENT"),
+    ("POST", "/v1/memory", {"caller": {"agentId": "a"}, "memory": {"kind": "decision"}},
+     "memory.content", "required"),
+]
+_INTERNALS = ("invalid literal", "Message type", "Failed to parse", "does not match format",
+              "agentmemory.", "Traceback", "expected string or bytes")
+
+
+@pytest.mark.parametrize("method, path, given, field, words", _VOCABULARY)
+async def test_rest_errors_speak_rest(platform, method, path, given, field, words):
+    async with AsyncClient(base_url=platform.http, timeout=60) as http:
+        response = await http.request(
+            method, path, headers=auth(platform.keys["acme"]),
+            json=given if method == "POST" else None,
+            params=given if method == "GET" else None)
+    error = response.json()
+    assert response.status_code == 400, error
+    assert error["fieldViolations"][0]["field"] == field, error
+    assert error["metadata"].get("field", field) == field
+    assert words in error["message"] and error["message"].startswith(f"{field}:"), error
+    assert not any(internal in error["message"] for internal in _INTERNALS), error
 
 
 async def test_request_ids_are_kept_or_made_and_echoed(platform):

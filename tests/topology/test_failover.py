@@ -12,7 +12,7 @@ from libs import clients
 from libs.settings import Secret
 from tests.topology.load import GatewayLoad, check_acknowledged, owner, threads_on
 
-# What a takeover may take, documented in the README: a lease without change (2 s
+# What a takeover may take, documented in docs/operations.md: a lease without change (2 s
 # here), a quarter lease between the standby's looks, opening the shard, and the
 # health update reaching clients; the rest is slack for a loaded 2-core machine.
 TAKEOVER_BOUND_SECONDS = 15.0

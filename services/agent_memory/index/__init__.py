@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from uuid import UUID
 
-from services.agent_memory.sparse import SparseVector
+from services.agent_memory.index.sparse import SparseVector
 
 DENSE = "dense"
 SPARSE = "bm25"
@@ -100,6 +100,11 @@ class VectorIndex(Protocol):
     async def query_dense(self, name: str, dense: list[float], where: IndexFilter,
                           limit: int) -> list[IndexHit]:
         """The dense leg alone, scored by cosine similarity (retrieval's vector leg)."""
+        ...
+
+    async def query_sparse(self, name: str, sparse: SparseVector, where: IndexFilter,
+                           limit: int) -> list[IndexHit]:
+        """The BM25 leg alone, scored by Qdrant (IDF applied; retrieval's keyword leg)."""
         ...
 
     async def count(self, name: str) -> int: ...

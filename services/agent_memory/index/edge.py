@@ -34,7 +34,7 @@ from services.agent_memory.index import (
     IndexPoint,
     IndexUnavailable,
 )
-from services.agent_memory.sparse import SparseVector
+from services.agent_memory.index.sparse import SparseVector
 
 logger = logging.getLogger(__name__)
 
@@ -248,6 +248,18 @@ class EdgeIndex:
         q = _edge()
         request = q.QueryRequest(limit=limit, query=q.Query.Nearest(dense, using=DENSE),
                                  filter=_filter(where), with_payload=False)
+        points = await self._call(name, lambda s: s.query(request))
+        return [IndexHit(UUID(str(p.id)), p.score) for p in points]
+
+    async def query_sparse(self, name: str, sparse: SparseVector, where: IndexFilter,
+                           limit: int) -> list[IndexHit]:
+        if not sparse.indices or not self._exists(name):
+            return []
+        q = _edge()
+        request = q.QueryRequest(
+            limit=limit, query=q.Query.Nearest(q.SparseVector(sparse.indices, sparse.values),
+                                               using=SPARSE),
+            filter=_filter(where), with_payload=False)
         points = await self._call(name, lambda s: s.query(request))
         return [IndexHit(UUID(str(p.id)), p.score) for p in points]
 

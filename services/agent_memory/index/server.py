@@ -19,7 +19,7 @@ from services.agent_memory.index import (
     IndexPoint,
     IndexUnavailable,
 )
-from services.agent_memory.sparse import SparseVector
+from services.agent_memory.index.sparse import SparseVector
 
 
 def _models():
@@ -138,6 +138,16 @@ class QdrantServerIndex:
         reply = await self._guard(self._client.query_points(
             name, query=dense, using=DENSE, query_filter=_filter(where), limit=limit,
             with_payload=False))
+        return [IndexHit(UUID(str(p.id)), p.score) for p in reply.points]
+
+    async def query_sparse(self, name: str, sparse: SparseVector, where: IndexFilter,
+                           limit: int) -> list[IndexHit]:
+        if not sparse.indices or not await self._exists(name):
+            return []
+        m = _models()
+        reply = await self._guard(self._client.query_points(
+            name, query=m.SparseVector(indices=sparse.indices, values=sparse.values),
+            using=SPARSE, query_filter=_filter(where), limit=limit, with_payload=False))
         return [IndexHit(UUID(str(p.id)), p.score) for p in reply.points]
 
     async def count(self, name: str) -> int:

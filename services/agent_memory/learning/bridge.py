@@ -4,11 +4,11 @@ procedures section (recalled for the request's run, so its outcome counts for th
 
 from __future__ import annotations
 
-from services.agent_memory.clock import Clock
 from services.agent_memory.learning.episodes import Episode, EpisodeSink
 from services.agent_memory.learning.service import Learning
-from services.agent_memory.model import Actor
-from services.agent_memory.retrieval.procedures import RECALLED, Procedure
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.retrieval.procedures import RECALLED, Procedure, Step
 from services.agent_memory.retrieval.service import Retrieval
 
 
@@ -31,6 +31,7 @@ class LearnedProcedures:
     async def relevant(self, actor: Actor, query: str, limit: int = RECALLED,
                        run: tuple[str, str] | None = None) -> list[Procedure]:
         found = (await self._learning.recall(actor, query, limit, run)).found
-        return [Procedure(str(r.procedure.id), r.procedure.task, "; ".join(
-            f"{step.tool_name}({step.arguments}) -> {step.status}"
-            for step in r.procedure.steps)) for r in found]
+        return [Procedure(str(r.procedure.id), r.procedure.task,
+                          tuple(Step(s.tool_name, s.arguments, s.status)
+                                for s in r.procedure.steps),
+                          r.procedure.thread_id, r.procedure.run_id) for r in found]

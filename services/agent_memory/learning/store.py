@@ -1,7 +1,8 @@
 """Every SQL statement of learning, on asyncpg: storage only (the rules are in the
 modules that call it). Reads of suggestions, procedures and audit records see the
-caller's agent's rows that belong to no person or to the caller's own (``_mine``);
-reads of memories use ``sql.visible``."""
+caller's agent's rows that belong to no person or to the caller's own (``_mine``).
+Memories are read through the memory service (``memories.store``), but for the
+suggestions' join to the memories they name."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from uuid import UUID
 
 import asyncpg
 
-from services.agent_memory import sql
+from libs.quotas import quota_exceeded
 from services.agent_memory.learning.model import (
     FinishedRun,
     LearningAction,
@@ -27,19 +28,23 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.model import Actor, Author, Entry, Role, Source
-from services.agent_memory.rules import Kind, Scope, SourceKind
-from services.agent_memory.sql import ENTRY_COLUMNS, Query, live, visible
+from services.agent_memory.memories.model import Actor, Author, Role, Source
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
+from services.agent_memory.memories.store.sql import Query
 
 _SUGGESTION_COLUMNS = (
     "s.id, s.account_id, s.environment, s.scope, s.agent_id, s.owner_user_id, s.kind, s.status,"
     " s.key, s.content, s.memory_kind, s.confidence, s.source_kind, s.source_thread_id,"
     " s.source_message_ids, s.source_run_id, s.source_first_offset, s.source_last_offset,"
     " s.supersedes_memory_id, s.procedure_id, s.memory_id, s.created_at, s.decided_at,"
-    " s.decided_by, coalesce(m.content, '') AS superseded_content")
+    " s.decided_by, coalesce(m.content, '') AS superseded_content,"
+    " coalesce(made.content, '') AS stored_content")
+# The memory a supersede suggestion replaces (m) and the one accepting made (made).
 _SUGGESTION_FROM = (
     "learning_suggestions s LEFT JOIN memory_entries m ON m.account_id = s.account_id"
-    " AND m.environment = s.environment AND m.id = s.supersedes_memory_id")
+    " AND m.environment = s.environment AND m.id = s.supersedes_memory_id"
+    " LEFT JOIN memory_entries made ON made.account_id = s.account_id"
+    " AND made.environment = s.environment AND made.id = s.memory_id")
 _PROCEDURE_COLUMNS = (
     "id, account_id, environment, scope, agent_id, owner_user_id, thread_id, run_id,"
     " turn_offset, task, steps, created_at, successes, thumbs_up, thumbs_down, recallable,"
@@ -76,7 +81,8 @@ def _suggestion(row) -> Suggestion:
         confidence=row["confidence"], source=source,
         supersedes_memory_id=row["supersedes_memory_id"],
         superseded_content=row["superseded_content"], procedure_id=row["procedure_id"],
-        memory_id=row["memory_id"], decided_at=row["decided_at"],
+        memory_id=row["memory_id"], stored_content=row["stored_content"],
+        decided_at=row["decided_at"],
         decided_by=_author(row["decided_by"]))
 
 
@@ -201,28 +207,16 @@ class LearningStore:
         return None if row is None else (row["state"],
                                          row["report"] and json.loads(row["report"]))
 
-    # -- memories, for deduplication ---------------------------------------------------
-
-    async def related_memories(self, actor: Actor, now: datetime, keys: Sequence[str],
-                               contents: Sequence[str]) -> list[Entry]:
-        """Live memories the thread sees under one of ``keys`` or with one of ``contents``
-        (compared case- and space-insensitively)."""
-        q = Query()
-        rows = await self._pool.fetch(
-            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
-            f" AND {live(q, now)} AND (key = ANY({q(list(keys))}::text[])"
-            f" OR lower(regexp_replace(btrim(content), '\\s+', ' ', 'g'))"
-            f" = ANY({q([normal(c) for c in contents])}::text[]))", *q.args)
-        return [sql.entry(r) for r in rows]
-
-    async def known_keys(self, actor: Actor, now: datetime, limit: int = 200) -> list[str]:
-        q = Query()
-        rows = await self._pool.fetch(
-            f"SELECT key FROM memory_entries WHERE {visible(q, actor)} AND {live(q, now)}"
-            f" ORDER BY updated_at DESC LIMIT {q(limit)}", *q.args)
-        return [r["key"] for r in rows]
-
     # -- suggestions ---------------------------------------------------------------------
+
+    @staticmethod
+    async def check_pending_quota(c: asyncpg.Connection, account_id: str, quota: int) -> None:
+        pending = await c.fetchval(
+            "SELECT count(*) FROM (SELECT 1 FROM learning_suggestions WHERE account_id = $1"
+            " AND status = 'pending' LIMIT $2) waiting", account_id, quota)
+        if pending >= quota:
+            raise quota_exceeded("pending_suggestions", quota,
+                                 f"{pending} suggestions are waiting for review")
 
     async def add_suggestion(self, c: asyncpg.Connection, s: Suggestion,
                              content_hash: str) -> bool:
@@ -469,8 +463,3 @@ class LearningStore:
             status = await self._pool.execute(statement, now)
             removed += int(status.split()[-1])
         return removed
-
-
-def normal(text: str) -> str:
-    """What 'the same fact' compares: case and spacing aside."""
-    return " ".join(text.split()).lower()

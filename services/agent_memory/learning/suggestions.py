@@ -32,7 +32,7 @@ from dataclasses import replace
 from uuid import UUID
 
 from libs.errors import DomainError, FailedPrecondition, NotFound
-from services.agent_memory import permissions, safety
+from services.agent_memory import safety
 from services.agent_memory.learning.model import (
     Fact,
     FinishedRun,
@@ -43,9 +43,10 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.learning.store import LearningStore, normal
-from services.agent_memory.model import Actor, Author, Entry, NewMemory, Role
-from services.agent_memory.rules import ExtractionMode, Kind, Scope
+from services.agent_memory.learning.store import LearningStore
+from services.agent_memory.memories import permissions
+from services.agent_memory.memories.model import Actor, Author, Entry, NewMemory, Role, normal
+from services.agent_memory.memories.rules import ExtractionMode, Kind, Scope
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ def _new_memory(key: str, content: str, kind: Kind, scope: Scope, confidence: fl
 class Suggestions:
     def __init__(self, store: LearningStore, memory, clock) -> None:
         self._store = store
-        self._memory = memory  # services.agent_memory.memory.AgentMemory
+        self._memory = memory  # services.agent_memory.memories.service.AgentMemory
         self._clock = clock
 
     # -- after a run -----------------------------------------------------------------
@@ -88,9 +89,9 @@ class Suggestions:
     async def take(self, run: FinishedRun, facts: list[Fact], mode: ExtractionMode,
                    report: Report) -> None:
         actor = replace(run.actor, role=Role.SERVICE, key_id="")
-        now = self._clock.now()
-        related = await self._store.related_memories(
-            actor, now, [f.key for f in facts], [f.content for f in facts])
+        quota = (await self._memory.account_settings(actor)).quotas.pending_suggestions
+        related = await self._memory.related(
+            actor, [f.key for f in facts], [f.content for f in facts])
         for fact in facts:
             scope = target_scope(fact, run.owner_user_id)
             if scope is None:
@@ -104,13 +105,13 @@ class Suggestions:
             try:
                 if contradicted is not None:
                     report.supersede_suggested += await self._suggest(
-                        run, fact, scope, SuggestionKind.SUPERSEDE, contradicted)
+                        run, fact, scope, SuggestionKind.SUPERSEDE, contradicted, quota)
                 elif mode == ExtractionMode.IMMEDIATE:
                     report.saved += await self._save(run, actor, fact, scope)
                 else:
                     report.suggested += await self._suggest(run, fact, scope,
-                                                            SuggestionKind.MEMORY, None)
-            except DomainError as exc:  # unsafe, capacity, key taken meanwhile: skip the fact
+                                                            SuggestionKind.MEMORY, None, quota)
+            except DomainError as exc:  # unsafe, capacity, quota, key taken: skip the fact
                 logger.info("extracted fact from run %s not kept: %s", run.run_id, exc.message)
                 report.dropped += 1
 
@@ -130,7 +131,7 @@ class Suggestions:
         return True
 
     async def _suggest(self, run: FinishedRun, fact: Fact, scope: Scope, kind: SuggestionKind,
-                       contradicted: Entry | None) -> bool:
+                       contradicted: Entry | None, quota: int) -> bool:
         owner = run.owner_user_id if scope in (Scope.USER, Scope.PRIVATE) else None
         digest = fact_hash(fact.content)
         if await self._store.decided_before(run.actor, scope, owner or "", digest):
@@ -143,6 +144,7 @@ class Suggestions:
             memory_kind=fact.kind, confidence=fact.confidence, source=fact.source,
             supersedes_memory_id=contradicted.id if contradicted else None)
         async with self._store.transaction() as c:
+            await self._store.check_pending_quota(c, run.account_id, quota)
             if not await self._store.add_suggestion(c, suggestion, digest):
                 return False
             await self._store.audit(

@@ -9,6 +9,10 @@ tokens they need in the metadata). Then each section takes its items in
 order while they fit; an item that does not fit is dropped (and counted) and
 the next, possibly shorter, one is tried.
 
+BuildContext's relevant memories (:func:`compile_relevant`) are one section
+framed as an inert block: its closing lines are reserved first, then its
+items taken in order as above; with no item there is no block at all.
+
 Tokens are counted with the journal's tokenizer (cl100k, ``libs.tokens``),
 per rendered line including its newline; a section's header is charged to
 it with its first item. The rendered text's token count is exactly
@@ -31,6 +35,7 @@ SECTIONS = ("blocks", "userProfile", "platformEntries", "tenantFloors", "tenantE
             "procedures", "workspaceEntries", "relevantEpisodes", "sessionSummary",
             "sessionEntries")
 RESERVED = ("platformEntries", "tenantFloors")
+RELEVANT = "relevantMemories"
 # Lines whose token counts are remembered (a request renders up to a few hundred).
 LINES_COUNTED = 8192
 
@@ -134,3 +139,25 @@ def compile_context(offered: Mapping[str, Sequence[Item]], budget: int,
     return Compiled(budget=budget, sections={n: s.items() for n, s in sections.items()},
                     usage=usage, text=text, tokens_used=budget - left,
                     reserved_tokens=reserved)
+
+
+def compile_relevant(offered: Sequence[Item], budget: int) -> Compiled:
+    """The ``<relevant_memories>`` block: its header paid with its first item, its
+    closing tag and disclaimer reserved."""
+    usage = SectionUsage(RELEVANT)
+    section = _Section(RELEVANT, usage)
+    reserved = line_tokens(render.RELEVANT_CLOSE) + count_tokens(render.RELEVANT_DISCLAIMER)
+    left = budget - reserved
+    for item in offered:
+        cost = section.cost(item)
+        if cost <= left:
+            section.take(item, cost)
+            left -= cost
+        else:
+            usage.dropped += 1
+    lines = section.lines()
+    if not lines:
+        return Compiled(budget=budget, sections={RELEVANT: []}, usage={RELEVANT: usage})
+    return Compiled(budget=budget, sections={RELEVANT: section.items()}, usage={RELEVANT: usage},
+                    text="\n".join([*lines, render.RELEVANT_CLOSE, render.RELEVANT_DISCLAIMER]),
+                    tokens_used=budget - left, reserved_tokens=reserved)

@@ -11,19 +11,19 @@ from google.protobuf import timestamp_pb2
 
 from libs.errors import InvalidArgument
 from libs.identity import require_id
-from services.agent_memory import conversions as memory_conversions
-from services.agent_memory import validation
+from services.agent_memory.memories import conversions as memory_conversions
+from services.agent_memory.memories import validation
+from services.agent_memory.memories.rules import SourceKind
 from services.agent_memory.retrieval import episodes, params, request
-from services.agent_memory.retrieval.request import Mode, RetrieveRequest
+from services.agent_memory.retrieval.model import AsOfAxis, EpisodeRow, Receipt
+from services.agent_memory.retrieval.request import Mode, RelevantRequest, RetrieveRequest
 from services.agent_memory.retrieval.service import (
     Context,
     Diagnostics,
     MemoryItem,
+    Relevant,
 )
-from services.agent_memory.retrieval.store import EpisodeRow, Receipt
 from services.agent_memory.retrieval.trust import Trust
-from services.agent_memory.retrieval.view import AsOfAxis
-from services.agent_memory.rules import SourceKind
 
 _MODES = {pb.RETRIEVAL_MODE_UNSPECIFIED: Mode.DETERMINISTIC,
           pb.RETRIEVAL_MODE_DETERMINISTIC: Mode.DETERMINISTIC,
@@ -37,6 +37,8 @@ _OUTCOMES = {run_pb2.RUN_OUTCOME_SUCCEEDED: "succeeded", run_pb2.RUN_OUTCOME_FAI
              run_pb2.RUN_OUTCOME_CANCELLED: "cancelled",
              run_pb2.RUN_OUTCOME_TIMED_OUT: "timed_out"}
 _OUTCOME_VALUES = {v: k for k, v in _OUTCOMES.items()}
+# Memories a turn shows already (pinned facts: ten at most, today).
+MAX_EXCLUDED = 100
 
 actor = memory_conversions.actor
 
@@ -96,6 +98,18 @@ def retrieve_request(message: pb.RetrieveContextRequest) -> RetrieveRequest:
             given.value_aware, given.scoring_version),
         thread_summary=message.thread_summary or None,
     )
+
+
+def relevant_request(message: pb.RetrieveRelevantMemoriesRequest) -> RelevantRequest:
+    if len(message.exclude_memory_ids) > MAX_EXCLUDED:
+        raise InvalidArgument("exclude_memory_ids", f"at most {MAX_EXCLUDED}")
+    return RelevantRequest(
+        query=request.query(message.semantic_query),
+        token_budget=request.relevant_budget(message.token_budget),
+        run_id=require_id(message.run_id, "run_id") if message.run_id else "",
+        thread_id=_optional_id(message.thread_id, "thread_id"),
+        excluded=frozenset(memory_id(m, f"exclude_memory_ids[{i}]")
+                           for i, m in enumerate(message.exclude_memory_ids)))
 
 
 memory_id = memory_conversions.memory_id
@@ -194,7 +208,7 @@ def context(value: Context) -> pb.RetrieveContextResponse:
         tenant_floors=sections.get("tenantFloors", []),
         tenant_entries=sections.get("tenantEntries", []),
         procedures=[pb.ContextProcedure(id=p.procedure.id, task=p.procedure.task,
-                                        steps=p.procedure.steps, tokens=p.tokens)
+                                        steps=p.procedure.steps_text, tokens=p.tokens)
                     for p in value.procedures],
         workspace_entries=sections.get("workspaceEntries", []),
         relevant_episodes=[episode(e.episode, e.tokens) for e in value.episodes],
@@ -214,6 +228,19 @@ def context(value: Context) -> pb.RetrieveContextResponse:
     if value.diagnostics is not None:
         response.diagnostics.CopyFrom(_diagnostics(value.diagnostics))
     return response
+
+
+def relevant(value: Relevant) -> pb.RetrieveRelevantMemoriesResponse:
+    usage = value.usage
+    return pb.RetrieveRelevantMemoriesResponse(
+        receipt_id=str(value.receipt_id or ""), memories=[memory(i) for i in value.memories],
+        superseded_hidden_count=value.hidden_superseded,
+        compilation=pb.Compilation(
+            token_budget=value.token_budget, tokens_used=value.tokens_used,
+            sections=[pb.SectionUsage(section=usage.name, included=usage.included,
+                                      dropped=usage.dropped, tokens=usage.tokens)],
+            reserved_tokens=value.reserved_tokens),
+        rendered=value.rendered)
 
 
 def receipt(value: Receipt) -> pb.Receipt:

@@ -2,7 +2,7 @@
 
 Request bounds and defaults, fusion, the five score factors and their
 normalisations, the adaptive threshold, trust and its parts. Every one is
-documented in the README's retrieval section; tests check the arithmetic
+documented in docs/retrieval.md (trust in docs/concepts.md); tests check the arithmetic
 against hand-computed values.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
-from services.agent_memory import rules
+from services.agent_memory.memories import rules
 
 # -- the request ------------------------------------------------------------------
 
@@ -19,6 +19,11 @@ TOP_N_DEFAULT = 40
 TOP_N_RANGE = (1, 100)  # clamped, not refused (seed: "Clamped to 1-100")
 TOKEN_BUDGET_RANGE = rules.SETTINGS_TOKEN_BUDGET_RANGE  # 256-32000, refused outside
 MAX_QUERY_CHARS = 2000
+# BuildContext's relevant memories: the search asks for one memory per this many tokens
+# of the block's budget (10 at the default 1,000; a line of bench.retrieval_bench's
+# memories is 41 tokens). Each memory the legs return costs the filter and the score:
+# asking for 10 rather than 25 took 40% off the retrieval at 10k memories.
+RELEVANT_TOKENS_PER_MEMORY = 100
 # A query of at most this many words naming a kind is routed to that kind's list.
 ROUTE_MAX_WORDS = 5
 
@@ -27,6 +32,15 @@ ROUTE_MAX_WORDS = 5
 LEGS = ("vector", "fulltext", "entity", "episode", "graph", "type")
 LEG_LABELS = {"vector": "Vector", "fulltext": "FullText", "entity": "Entity",
               "episode": "Episode", "graph": "Graph", "type": "Type"}
+# Fit on the tuning splits of bench/retrieval_quality.py (conversation turns and short
+# facts; docs/benchmarks.md has the figures and the ablation): the vector leg counts double, the
+# keyword leg half; the entity leg at 1 and the graph leg at all cost rank on both kinds
+# of data; the episode and type legs find nothing there, so nothing shows they earn 1.
+LEG_WEIGHTS = {"vector": 2.0, "fulltext": 0.5, "entity": 0.5, "episode": 0.5, "graph": 0.0,
+               "type": 0.5}
+# The keyword leg keeps the hits scoring at least this fraction of its best BM25 score: a
+# memory sharing one common word with the query is not a match worth a rank.
+KEYWORD_FLOOR = 0.2
 
 
 def leg_depth(top_n: int) -> int:

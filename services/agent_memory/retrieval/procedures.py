@@ -13,17 +13,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.agent_memory.model import Actor
+from services.agent_memory.memories.model import Actor
 
 RECALLED = 3  # seed 004: "up to three procedures ride into the run"
+
+
+@dataclass(frozen=True)
+class Step:
+    tool: str
+    arguments: str  # JSON text, masked
+    status: str
 
 
 @dataclass(frozen=True)
 class Procedure:
     id: str
     task: str
-    # The recorded calls, rendered as one line (escaped again by the compiler).
-    steps: str
+    steps: tuple[Step, ...]
+    # The past run it was recorded from: that run is not delivered again as an episode.
+    thread_id: str = ""
+    run_id: str = ""
+
+    @property
+    def steps_text(self) -> str:
+        """The recorded calls as one line: ``tool(arguments) -> status; ...``."""
+        return "; ".join(f"{s.tool}({s.arguments}) -> {s.status}" for s in self.steps)
 
 
 class ProcedureSource(Protocol):

@@ -6,11 +6,12 @@ import enum
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
+from uuid import UUID
 
 from libs.errors import InvalidArgument
-from services.agent_memory import rules
+from services.agent_memory.memories import rules
 from services.agent_memory.retrieval import params
-from services.agent_memory.retrieval.view import AsOfAxis
+from services.agent_memory.retrieval.model import AsOfAxis
 
 
 class Mode(enum.StrEnum):
@@ -23,7 +24,7 @@ class Overrides:
     """Per-call fusion and score settings (seed: overrides)."""
 
     rrf_k: int = params.RRF_K
-    leg_weights: dict[str, float] = field(default_factory=lambda: dict.fromkeys(params.LEGS, 1.0))
+    leg_weights: dict[str, float] = field(default_factory=lambda: dict(params.LEG_WEIGHTS))
     factor_weights: dict[str, float] = field(default_factory=lambda: dict(params.FACTOR_WEIGHTS))
     utility_weight: float = params.UTILITY_WEIGHT_DEFAULT
     value_aware: bool = False
@@ -62,6 +63,38 @@ class RetrieveRequest:
         return self.mode == Mode.ASSISTED and self.rerank is not False
 
 
+@dataclass(frozen=True)
+class RelevantRequest:
+    """BuildContext's relevant memories for one turn (RetrieveRelevantMemories)."""
+
+    query: str
+    token_budget: int = rules.SETTINGS_RELEVANT_BUDGET
+    run_id: str = ""
+    thread_id: str | None = None
+    excluded: frozenset[UUID] = frozenset()  # what the turn shows already (pinned facts)
+
+    @property
+    def limit(self) -> int:
+        """How many memories the block may hold."""
+        return self.token_budget // params.RELEVANT_TOKENS_PER_MEMORY
+
+    def search(self) -> RetrieveRequest:
+        """RetrieveContext's request with the same query and the pipeline's defaults, for
+        as many results as the block may hold besides those the turn shows already."""
+        return RetrieveRequest(run_id=self.run_id, query=self.query, thread_id=self.thread_id,
+                               top_n=top_n(self.limit + len(self.excluded)))
+
+
+def relevant_budget(value: int) -> int:
+    if value == 0:
+        return rules.SETTINGS_RELEVANT_BUDGET
+    low, high = rules.SETTINGS_RELEVANT_BUDGET_RANGE
+    if not low <= value <= high:
+        raise InvalidArgument("token_budget",
+                              f"must be {low}-{high} (0: {rules.SETTINGS_RELEVANT_BUDGET})")
+    return value
+
+
 def top_n(value: int) -> int:
     """0 (unset) is the default, 40; anything else is clamped to 1-100."""
     if value == 0:
@@ -81,7 +114,8 @@ def token_budget(value: int, field_name: str = "token_budget") -> int | None:
 
 def rerank(mode: Mode, value: bool | None) -> bool | None:
     if value and mode != Mode.ASSISTED:
-        raise InvalidArgument("rerank", "LLM reranking requires mode MODE_ASSISTED")
+        raise InvalidArgument("rerank", "reranking needs mode assisted "
+                                        "(RETRIEVAL_MODE_ASSISTED); this call's is deterministic")
     return value
 
 

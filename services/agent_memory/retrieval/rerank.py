@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from libs.model import ChatModel, Prompt
+from services.agent_memory.memories.rules import Kind
 from services.agent_memory.retrieval.render import escape
-from services.agent_memory.rules import Kind
 
 logger = logging.getLogger(__name__)
 

@@ -6,8 +6,13 @@ Legs run concurrently (``asyncio.gather``), each timed:
   the embedder) against the Qdrant index (dense leg only, cosine), under the
   caller's visibility as a payload filter, then re-checked in PostgreSQL
   (visibility and the view);
-- fulltext: PostgreSQL ``ts_rank_cd`` over a ``simple``-configuration
-  tsvector of key and content (an OR of the query's words, stop words left out);
+- fulltext (the keyword leg): BM25 from the index, over the same sparse
+  vectors ``memory_recall`` keeps (lower-cased, English stop words out,
+  Snowball-stemmed, Qdrant's IDF), under the same payload filter; memories
+  written since the projector last ran are matched in PostgreSQL
+  (``ts_rank_cd``) and ranked after them; PostgreSQL answers alone when the
+  index cannot, and for reads as of a past time (the index holds only live
+  memories);
 - entity: memories naming the query's entities (extracted at write time);
 - episode: sentences of past runs' summaries matching the query, mapped to
   the memories those runs produced;
@@ -35,20 +40,16 @@ from uuid import UUID
 
 from libs.embeddings import Embedder
 from libs.model import ChatModel
+from libs.reranker import Reranking
 from services.agent_memory import index as vector_index
-from services.agent_memory import rules
-from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex
-from services.agent_memory.model import Actor
-from services.agent_memory.retrieval import entities, fusion, params, rerank, scoring
+from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex, sparse
+from services.agent_memory.memories import entities, rules
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.recall import rerank_text
+from services.agent_memory.retrieval import fusion, params, rerank, scoring
+from services.agent_memory.retrieval.model import Candidate, EpisodeRow, Filters, GraphWalk, Hit
 from services.agent_memory.retrieval.request import Mode, RetrieveRequest
-from services.agent_memory.retrieval.store import (
-    Candidate,
-    EpisodeRow,
-    Filters,
-    GraphWalk,
-    Hit,
-    RetrievalStore,
-)
+from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.retrieval.view import View
 
 logger = logging.getLogger(__name__)
@@ -106,11 +107,12 @@ def _ms(start: float) -> float:
 
 class Searcher:
     def __init__(self, store: RetrievalStore, index: VectorIndex, embedder: Embedder,
-                 model: ChatModel | None) -> None:
+                 model: ChatModel | None, local_rerank: Reranking | None = None) -> None:
         self._store = store
         self._index = index
         self._embedder = embedder
         self._model = model
+        self._local = local_rerank
 
     async def search(self, actor: Actor, request: RetrieveRequest, view: View) -> SearchOutcome:
         outcome = SearchOutcome(adaptive=request.min_score is None)
@@ -123,9 +125,13 @@ class Searcher:
         outcome.timings["fusion"] = _ms(started)
         outcome.fused = len(fused)
         started = time.perf_counter()
-        rank(fused, found.candidates, request, view, outcome)
+        local = request.wants_rerank and self._model is None and self._local is not None
+        rank(fused, found.candidates, request, view, outcome,
+             keep=max(request.top_n, self._local.pool) if local else None)
         outcome.timings["score"] = _ms(started)
-        if request.wants_rerank:
+        if local:
+            await self._rerank_locally(request, outcome)
+        elif request.wants_rerank:
             await self._rerank(request, outcome)
         return outcome
 
@@ -159,7 +165,7 @@ class Searcher:
             return hits
 
         legs: dict[str, Callable[[], Awaitable[list[Hit]]]] = {
-            "fulltext": lambda: self._store.fulltext(actor, view, SEARCHED, text, depth),
+            "fulltext": lambda: self._keyword(actor, view, text, depth),
             "entity": lambda: self._store.entity(actor, view, SEARCHED, grams, depth),
             "episode": episode,
         }
@@ -240,6 +246,32 @@ class Searcher:
             hits = []
         return VectorSearch([Hit(h.id, h.score) for h in hits], _ms(started))
 
+    async def _keyword(self, actor: Actor, view: View, text: str, limit: int) -> list[Hit]:
+        """BM25 hits from the index (those at least KEYWORD_FLOOR of the best), then the
+        unindexed memories PostgreSQL matches (room is kept for them: a write is found at
+        once). A read as of a past time is PostgreSQL's alone: the index holds only
+        the memories live now."""
+        if view.as_of is not None:
+            return await self._store.fulltext(actor, view, SEARCHED, text, limit)
+        name = vector_index.collection_name(actor.account_id, actor.environment,
+                                            self._embedder.name)
+        where = IndexFilter(actor.agent_id, actor.user_id, view.at.timestamp(),
+                            tuple(str(k) for k in SEARCHED))
+        indexed, fresh = await asyncio.gather(
+            self._index.query_sparse(name, sparse.query_vector(text), where, limit),
+            self._store.fulltext(actor, view, SEARCHED, text, limit, unprojected=True),
+            return_exceptions=True)
+        if isinstance(fresh, BaseException):
+            raise fresh
+        if isinstance(indexed, BaseException):  # the index is down: PostgreSQL answers
+            logger.warning("keyword leg: index unavailable, full text answers: %s", indexed)
+            return await self._store.fulltext(actor, view, SEARCHED, text, limit)
+        if indexed:
+            indexed = [h for h in indexed if h.score >= params.KEYWORD_FLOOR * indexed[0].score]
+        known = {h.id for h in indexed}
+        fresh = [h for h in fresh if h.id not in known]
+        return [*indexed[:limit - len(fresh)], *fresh]
+
     async def _parse(self, query: str, outcome: SearchOutcome) -> rerank.ParsedQuery | None:
         if self._model is None:
             outcome.query_parsing = "unavailable"
@@ -256,6 +288,26 @@ class Searcher:
         outcome.query_parsing = "applied"
         return parsed
 
+    async def _rerank_locally(self, request: RetrieveRequest, outcome: SearchOutcome) -> None:
+        """The pool's best fused candidates in the cross-encoder's order, then cut to top N
+        (no utility model: the cross-encoder stands in for its 0-10 scores)."""
+        if not outcome.kept:
+            return
+        started = time.perf_counter()
+        try:
+            ordered, given = await self._local.reorder(
+                request.query, outcome.kept, lambda s: rerank_text(s.candidate.entry))
+        except Exception as exc:
+            logger.warning("local reranking failed: %s", exc)
+            outcome.reranked = Reranked("failed")
+            outcome.kept = outcome.kept[:request.top_n]
+            return
+        finally:
+            outcome.timings["rerank"] = _ms(started)
+        outcome.reranked = Reranked("applied", {s.fused.id: g for s, g in zip(
+            outcome.kept, given, strict=False)})
+        outcome.kept = ordered[:request.top_n]
+
     async def _rerank(self, request: RetrieveRequest, outcome: SearchOutcome) -> None:
         if self._model is None:
             outcome.reranked = Reranked("unavailable")
@@ -266,7 +318,7 @@ class Searcher:
         started = time.perf_counter()
         try:
             given = await rerank.scores(self._model, request.query, [
-                f"{s.candidate.entry.key}: {s.candidate.entry.content}" for s in head])
+                rerank_text(s.candidate.entry) for s in head])
         except Exception as exc:
             logger.warning("reranking failed: %s", exc)
             outcome.reranked = Reranked("failed")
@@ -280,9 +332,9 @@ class Searcher:
 
 
 def rank(fused: list[fusion.Fused], found: dict[UUID, Candidate], request: RetrieveRequest,
-         view: View, outcome: SearchOutcome) -> None:
+         view: View, outcome: SearchOutcome, keep: int | None = None) -> None:
     """The filter stage's verdicts (superseded hidden and counted), the weighted score and
-    the threshold: ``outcome.kept``, best first, at most top N."""
+    the threshold: ``outcome.kept``, best first, at most ``keep`` (default top N)."""
     pairs = []
     for item in fused:
         candidate = found.get(item.id)
@@ -297,4 +349,4 @@ def rank(fused: list[fusion.Fused], found: dict[UUID, Candidate], request: Retri
     if outcome.route:  # a routed query keeps its list's order: newest first
         scored.sort(key=lambda s: s.fused.legs[0].rank)
     outcome.threshold = scoring.threshold(scored, request.min_score)
-    outcome.kept = [s for s in scored if s.final >= outcome.threshold][:request.top_n]
+    outcome.kept = [s for s in scored if s.final >= outcome.threshold][:keep or request.top_n]

@@ -17,7 +17,8 @@ Sections and where they come from:
 - procedures: the :class:`ProcedureSource` (none until the learning side
   plugs in);
 - workspaceEntries: the search results, each with its trust breakdown;
-- relevantEpisodes: the best episodes the episode leg matched (not this run's);
+- relevantEpisodes: the best episodes the episode leg matched (not this run's, nor
+  a past run that is already there as a procedure);
 - sessionSummary: this run's episode, when the run was recorded; else the
   thread's rolling summary the gateway passed (the request named the thread);
 - sessionEntries: memories whose provenance names this run (and thread, when
@@ -25,6 +26,14 @@ Sections and where they come from:
 
 A memory offered in an earlier section is not offered again in a later one, and
 this run's memories are offered as sessionEntries only (not as search results).
+In every section a memory learned from a tool result goes into the section's
+inert tool-data block.
+
+RetrieveRelevantMemories (BuildContext's relevant memories, seed 004's
+dispatcher) is the same search with the same defaults, less the memories the
+turn shows already (its pinned facts), compiled as the one
+``<relevant_memories>`` block into its own budget; it writes a receipt (the
+same statement, the same quota) only when the block delivers something.
 """
 
 from __future__ import annotations
@@ -42,35 +51,31 @@ from uuid import UUID
 from libs.embeddings import Embedder
 from libs.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from libs.model import ChatModel
-from services.agent_memory import rules
-from services.agent_memory.clock import Clock
+from libs.reranker import Reranking
 from services.agent_memory.index import VectorIndex
-from services.agent_memory.model import Actor, Entry
-from services.agent_memory.repository import Repository
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.model import Actor, Entry
+from services.agent_memory.memories.rules import Kind, SourceKind
+from services.agent_memory.memories.store.entries import Repository
 from services.agent_memory.retrieval import compiler, params, render
 from services.agent_memory.retrieval import episodes as episode_rules
 from services.agent_memory.retrieval.compiler import Item, SectionUsage, line_tokens
 from services.agent_memory.retrieval.fusion import LegRank
+from services.agent_memory.retrieval.model import Candidate, EpisodeRow, Receipt, ReceiptItem, Section
 from services.agent_memory.retrieval.procedures import NoProcedures, Procedure, ProcedureSource
-from services.agent_memory.retrieval.request import RetrieveRequest
+from services.agent_memory.retrieval.request import RelevantRequest, RetrieveRequest
 from services.agent_memory.retrieval.scoring import Factor, Scored
 from services.agent_memory.retrieval.search import SEARCHED, Searcher, SearchOutcome
-from services.agent_memory.retrieval.store import (
-    Candidate,
-    EpisodeRow,
-    Receipt,
-    ReceiptItem,
-    RetrievalStore,
-    Section,
-)
+from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.retrieval.trust import Trust, trust
 from services.agent_memory.retrieval.view import View
-from services.agent_memory.rules import Kind, SourceKind
 
 MEMORY_SECTIONS = ("blocks", "userProfile", "platformEntries", "tenantFloors", "tenantEntries",
                    "workspaceEntries", "sessionEntries")
 # Feedback and outcomes credit these sections' memories (platform rules belong to no account).
-CREDITED = tuple(s for s in MEMORY_SECTIONS if s != "platformEntries") + ("results",)
+CREDITED = tuple(s for s in MEMORY_SECTIONS if s != "platformEntries") + (
+    "results", compiler.RELEVANT)
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,21 @@ class Context:
     diagnostics: Diagnostics | None = None
 
 
+@dataclass(frozen=True)
+class Relevant:
+    """What a turn's ``<relevant_memories>`` block delivered; ``receipt_id`` None:
+    nothing (and no receipt)."""
+
+    receipt_id: UUID | None
+    token_budget: int
+    memories: list[MemoryItem]
+    hidden_superseded: int
+    usage: SectionUsage
+    tokens_used: int
+    reserved_tokens: int
+    rendered: str
+
+
 def _request_hash(**fields) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -160,11 +180,12 @@ def _day(value: datetime) -> str:
 class Retrieval:
     def __init__(self, repository: Repository, store: RetrievalStore, index: VectorIndex,
                  embedder: Embedder, clock: Clock, model: ChatModel | None = None,
-                 procedures: ProcedureSource | None = None) -> None:
+                 procedures: ProcedureSource | None = None,
+                 local_rerank: Reranking | None = None) -> None:
         self._repository = repository
         self._store = store
         self._clock = clock
-        self._searcher = Searcher(store, index, embedder, model)
+        self._searcher = Searcher(store, index, embedder, model, local_rerank)
         self._procedures = procedures or NoProcedures()
 
     def use_procedures(self, procedures: ProcedureSource) -> None:
@@ -203,7 +224,12 @@ class Retrieval:
             self._compile(context, request, view, fixed, workspace, procedures, found,
                           run_episode)
             found.timings["compile"] = round((time.perf_counter() - compile_started) * 1000, 3)
-        await self._store.save_receipt(actor, self._receipt(context, request, now))
+        delivered = [("results", i) for i in context.results] + [
+            (section, i) for section in MEMORY_SECTIONS for i in context.memories.get(section, [])]
+        await self._store.save_receipt(
+            actor, _receipt(context.receipt_id, request, delivered, context.usage,
+                            context.token_budget, context.tokens_used, now),
+            settings.quotas.receipts_per_day)
         found.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         if request.explain:
             context.diagnostics = _diagnostics(request, found)
@@ -250,8 +276,7 @@ class Retrieval:
         def memories(section: str, items: list[MemoryItem], line) -> None:
             kept = [i for i in items if i.entry.id not in seen]
             seen.update(i.entry.id for i in kept)
-            offered[section] = [Item(line(i), i, i.entry.source.kind == SourceKind.TOOL_RESULT
-                                     and section == "workspaceEntries") for i in kept]
+            offered[section] = [Item(line(i), i, _from_a_tool(i)) for i in kept]
 
         def fixed_items(section: str) -> list[MemoryItem]:
             return [MemoryItem(c.entry, trust(c.entry, c.signals, view.at), 0)
@@ -261,15 +286,17 @@ class Retrieval:
         memories("userProfile", fixed_items("userProfile"), lambda i: render.block(i.entry))
         for section in ("platformEntries", "tenantFloors", "tenantEntries"):
             memories(section, fixed_items(section), lambda i: render.rule(i.entry))
-        offered["procedures"] = [Item(render.text(f"- {p.task}: {p.steps}"), p)
-                                 for p in procedures]
+        offered["procedures"] = [Item(render.procedure(p), p) for p in procedures]
+        past_runs = {(p.thread_id, p.run_id) for p in procedures}
         run = {c.entry.id for c in fixed.get("sessionEntries", [])}  # their own section
         memories("workspaceEntries", [i for i in workspace if i.entry.id not in run],
                  lambda i: render.memory(i.entry, i.trust.composite))
         current = run_episode.id if run_episode else None
         offered["relevantEpisodes"] = [
             Item(render.episode(e.outcome, _day(e.finished_at), e.task, e.summary), e)
-            for e in found.episodes if e.id != current][:params.RELEVANT_EPISODES]
+            for e in found.episodes
+            if e.id != current and (e.thread_id, e.run_id) not in past_runs
+        ][:params.RELEVANT_EPISODES]
         summary = _run_summary(run_episode, request.thread_summary)
         offered["sessionSummary"] = [] if summary is None else [
             Item(render.text(summary[0]), summary)]
@@ -296,17 +323,36 @@ class Retrieval:
         context.reserved_tokens = compiled.reserved_tokens
         context.rendered = compiled.text
 
-    @staticmethod
-    def _receipt(context: Context, request: RetrieveRequest, now: datetime) -> Receipt:
-        delivered = [("results", i) for i in context.results] + [
-            (section, i) for section in MEMORY_SECTIONS for i in context.memories.get(section, [])]
-        items = [ReceiptItem(i.entry.id, i.entry.version, section, position, i.tokens)
-                 for position, (section, i) in enumerate(delivered)]
-        sections = {u.name: {"included": u.included, "dropped": u.dropped, "tokens": u.tokens}
-                    for u in context.usage}
-        return Receipt(context.receipt_id, request.run_id, request.thread_id, request.query,
-                       str(request.mode), context.token_budget, context.tokens_used, sections,
-                       now, items)
+    # -- RetrieveRelevantMemories --------------------------------------------------------
+
+    async def relevant(self, actor: Actor, request: RelevantRequest) -> Relevant:
+        """The turn's relevant memories: the search, the filters and the scores of
+        RetrieveContext, then the one block (no fixed section, no procedure, no episode)."""
+        now = self._clock.now()
+        view = View(now)
+        search = request.search()
+        settings, found = await asyncio.gather(
+            self._repository.account_settings(actor.account_id),
+            self._searcher.search(actor, search, view))
+        if not settings.memory_enabled:
+            raise FailedPrecondition("memory is disabled for this account",
+                                     reason="MEMORY_DISABLED")
+        offered = [self._search_item(s, found, view, False) for s in found.kept
+                   if s.candidate.entry.id not in request.excluded][:request.limit]
+        compiled = compiler.compile_relevant(
+            [Item(render.memory(i.entry, i.trust.composite), i, _from_a_tool(i)) for i in offered],
+            request.token_budget)
+        memories = [replace(i.subject, tokens=line_tokens(i.line))
+                    for i in compiled.sections[compiler.RELEVANT]]
+        usage = compiled.usage[compiler.RELEVANT]
+        receipt_id = uuid.uuid4() if memories else None
+        if receipt_id is not None:
+            await self._store.save_receipt(
+                actor, _receipt(receipt_id, search, [(compiler.RELEVANT, i) for i in memories],
+                                [usage], request.token_budget, compiled.tokens_used, now),
+                settings.quotas.receipts_per_day)
+        return Relevant(receipt_id, request.token_budget, memories, found.hidden_superseded,
+                        usage, compiled.tokens_used, compiled.reserved_tokens, compiled.text)
 
     # -- receipts, feedback, outcomes --------------------------------------------------
 
@@ -371,14 +417,33 @@ class Retrieval:
                                               self._clock.now())
 
 
+def _receipt(receipt_id: UUID, request: RetrieveRequest,
+             delivered: Sequence[tuple[str, MemoryItem]], usage: Sequence[SectionUsage],
+             token_budget: int, tokens_used: int, now: datetime) -> Receipt:
+    """``delivered``: (section, memory) in the order they were delivered."""
+    items = [ReceiptItem(i.entry.id, i.entry.version, section, position, i.tokens)
+             for position, (section, i) in enumerate(delivered)]
+    sections = {u.name: {"included": u.included, "dropped": u.dropped, "tokens": u.tokens}
+                for u in usage}
+    return Receipt(receipt_id, request.run_id, request.thread_id, request.query,
+                   str(request.mode), token_budget, tokens_used, sections, now, items)
+
+
+def _from_a_tool(item: MemoryItem) -> bool:
+    """Rendered in its section's inert tool-data block (seed 004: data, not instructions)."""
+    return item.entry.source.kind == SourceKind.TOOL_RESULT
+
+
 def _acting_for(actor: Actor, user_id: str | None) -> Actor:
-    """The request's user narrows to that person; a caller with its own user may not
-    name another."""
+    """The request's user narrows to that person; naming another user than the
+    caller's own needs a credential that may act for users (seed 002: "Requires the
+    act for users permission")."""
     if user_id is None or user_id == actor.user_id:
         return actor
-    if actor.user_id:
-        raise PermissionDenied("user_id differs from the caller's user",
-                               reason="USER_MISMATCH", metadata={"field": "user_id"})
+    if not actor.may_name_users:
+        raise PermissionDenied("user_id: naming a user other than the caller's own needs a key "
+                               "with act_for_users", reason="ACT_FOR_USERS_REQUIRED",
+                               metadata={"field": "user_id"})
     return replace(actor, user_id=user_id)
 
 

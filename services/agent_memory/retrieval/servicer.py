@@ -11,19 +11,28 @@ from services.agent_memory.retrieval.service import Retrieval
 
 
 class RetrievalServicer(pb_grpc.RetrievalServiceServicer):
+    """Every call takes a principal of no agent too: it sees the account's memories and
+    its user's (seed 002: applicationId is optional)."""
+
     def __init__(self, retrieval: Retrieval, clock) -> None:
         self._retrieval = retrieval
         self._clock = clock
 
     async def RetrieveContext(self, request: pb.RetrieveContextRequest,
                               context) -> pb.RetrieveContextResponse:
-        actor = conversions.actor(request.principal)
+        actor = conversions.actor(request.principal, agent_required=False)
         found = await self._retrieval.retrieve(actor, conversions.retrieve_request(request))
         return conversions.context(found)
 
+    async def RetrieveRelevantMemories(self, request: pb.RetrieveRelevantMemoriesRequest,
+                                       context) -> pb.RetrieveRelevantMemoriesResponse:
+        actor = conversions.actor(request.principal)
+        found = await self._retrieval.relevant(actor, conversions.relevant_request(request))
+        return conversions.relevant(found)
+
     async def RecordFeedback(self, request: pb.RecordFeedbackRequest,
                              context) -> pb.RecordFeedbackResponse:
-        actor = conversions.actor(request.principal)
+        actor = conversions.actor(request.principal, agent_required=False)
         receipt_id = conversions.receipt_id(request.receipt_id)
         request_id = conversions.request_id(request.request_id)
         memory_ids = [conversions.memory_id(m, f"memory_ids[{i}]")
@@ -35,7 +44,7 @@ class RetrievalServicer(pb_grpc.RetrievalServiceServicer):
 
     async def RecordOutcome(self, request: pb.RecordOutcomeRequest,
                             context) -> pb.RecordOutcomeResponse:
-        actor = conversions.actor(request.principal)
+        actor = conversions.actor(request.principal, agent_required=False)
         receipt_id = conversions.receipt_id(request.receipt_id)
         request_id = conversions.request_id(request.request_id)
         credited, replayed = await self._retrieval.record_outcome(
@@ -44,13 +53,13 @@ class RetrievalServicer(pb_grpc.RetrievalServiceServicer):
                                         replayed=replayed)
 
     async def GetReceipt(self, request: pb.GetReceiptRequest, context) -> pb.GetReceiptResponse:
-        actor = conversions.actor(request.principal)
+        actor = conversions.actor(request.principal, agent_required=False)
         found = await self._retrieval.receipt(actor, conversions.receipt_id(request.receipt_id))
         return pb.GetReceiptResponse(receipt=conversions.receipt(found))
 
     async def RecordEpisode(self, request: pb.RecordEpisodeRequest,
                             context) -> pb.RecordEpisodeResponse:
-        actor = conversions.actor(request.principal)
+        actor = conversions.actor(request.principal, agent_required=False)
         fields = conversions.episode_fields(request)
         fields["finished_at"] = fields["finished_at"] or self._clock.now()
         episode = await self._retrieval.record_episode(actor, **fields)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+import asyncpg
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
@@ -12,9 +13,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from libs.errors import DomainError, NotFound
+from libs.errors import DomainError, NotFound, Unimplemented, shorten
 from libs.server import REQUEST_ID_HEADER
-from services.gateway.http import calls, errors, openapi, rest
+from services.gateway.http import calls, errors, openapi, reference, rest
 from services.gateway.http.mcp import McpEndpoint
 from services.gateway.http.web.pages import LibraryPages
 from services.gateway.keys import ApiKeys
@@ -52,10 +53,18 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 405:
-        return errors.response(NotFound(f"{request.method} is not allowed on {request.url.path}",
-                                        reason="METHOD_NOT_ALLOWED"))
+        # Starlette joins a route's methods from a set: sorted, the header is the same every run
+        allowed = ", ".join(sorted(
+            method.strip() for method in (exc.headers or {}).get("Allow", "").split(",")
+            if method.strip()))
+        refused = errors.response(Unimplemented(
+            f"{request.method} is not allowed on {shorten(request.url.path)}; allowed: "
+            f"{allowed}", reason="METHOD_NOT_ALLOWED", metadata={"allowed": allowed}))
+        refused.headers["allow"] = allowed
+        return refused
     if exc.status_code == 404:
-        return errors.response(NotFound(f"no route {request.url.path}", reason="ROUTE_NOT_FOUND"))
+        return errors.response(NotFound(f"no route {shorten(request.url.path)}",
+                                        reason="ROUTE_NOT_FOUND"))
     return JSONResponse({"code": "UNKNOWN", "reason": "HTTP_ERROR", "message": exc.detail},
                         status_code=exc.status_code)
 
@@ -67,8 +76,8 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
                                        metadata={"request_id": rid}))
 
 
-def build(servicers: calls.Servicers, keys: ApiKeys, mcp: McpEndpoint, pages: LibraryPages, *,
-          max_body_bytes: int) -> Starlette:
+def build(servicers: calls.Servicers, keys: ApiKeys, mcp: McpEndpoint, pages: LibraryPages,
+          pool: asyncpg.Pool, *, max_body_bytes: int) -> Starlette:
     document = openapi.document(version=API_VERSION)
 
     async def openapi_json(request: Request) -> JSONResponse:
@@ -78,7 +87,7 @@ def build(servicers: calls.Servicers, keys: ApiKeys, mcp: McpEndpoint, pages: Li
         routes=[Route("/mcp", mcp, name="mcp"),
                 Route("/openapi.json", openapi_json, methods=["GET"]),
                 *rest.routes(servicers, keys, max_body_bytes),
-                *pages.routes()],
+                *pages.routes(), *reference.routes(pool)],
         exception_handlers={DomainError: _domain_error, HTTPException: _http_error,
                             Exception: _unexpected})
     app.add_middleware(RequestIds)

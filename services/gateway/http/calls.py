@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from libs import clients, log, request_checks
-from libs.errors import DomainError
+from libs import clients, log, outages, request_checks
+from libs.errors import MAX_MESSAGE_BYTES, DomainError, clip
 from libs.server import REQUEST_ID_HEADER
 
 logger = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ class Servicers:
     retrieval: Any  # RetrievalService
     runs: Any  # RunService
     learning: Any  # LearningService
+    keys: Any  # KeyService
 
     def method(self, service: str, rpc: str) -> Callable[..., Awaitable[Any]]:
         return getattr(getattr(self, service), rpc)
@@ -70,9 +71,13 @@ async def invoke(method: Callable[..., Awaitable[Response]], request,
         request_checks.check(request)  # the checks gRPC requests get in libs/server.py
         return await method(request, HttpCallContext(headers))
     except DomainError as exc:
-        logger.info("HTTP %s -> %s %s: %s", name, exc.code.name, exc.reason, exc.message)
+        logger.info("HTTP %s -> %s %s: %s", name, exc.code.name, exc.reason,
+                    clip(exc.message, MAX_MESSAGE_BYTES))
         raise
     except Exception as exc:
+        if (down := outages.as_unavailable(exc)) is not None:
+            logger.info("HTTP %s -> UNAVAILABLE %s: %s", name, down.reason, down.message)
+            raise down from exc
         logger.exception("HTTP %s failed unexpectedly", name)
         raise DomainError(f"internal error (request id {rid})",
                           metadata={"request_id": rid}) from exc

@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 from starlette.responses import JSONResponse
 
-from libs.errors import DomainError
+from libs.errors import DomainError, as_json
 
 _STATUS = {
     grpc.StatusCode.INVALID_ARGUMENT: 400,
@@ -48,10 +48,7 @@ def status(error: DomainError) -> int:
 
 
 def body(error: DomainError) -> dict[str, Any]:
-    return {"code": error.code.name, "reason": error.reason, "message": error.message,
-            "metadata": error.metadata,
-            "fieldViolations": [{"field": field, "description": description}
-                                for field, description in error.field_violations()]}
+    return as_json(error)  # bounded as over gRPC
 
 
 def response(error: DomainError) -> JSONResponse:

@@ -3,6 +3,8 @@
 Schemas are the request and response messages in the proto3 JSON mapping,
 read from the same descriptors the routes parse with (and the aliases of
 ``rest.OPERATIONS``), so the document cannot drift from what the server accepts.
+Descriptions, required fields and examples come from the protos' comments
+(``libs.proto_docs``), the same text ``grpcurl describe`` shows.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 from google.protobuf import descriptor
 
+from libs import proto_docs
 from services.gateway.http.rest import ACCOUNT, OPERATIONS, SERVICES, Operation, enum_prefix
 
 FD = descriptor.FieldDescriptor
@@ -64,18 +67,25 @@ class _Schemas:
         return {"$ref": f"#/components/schemas/{message.full_name}"}
 
     def message(self, message: descriptor.Descriptor, *, omit=()) -> dict[str, Any]:
-        return {"type": "object", "additionalProperties": False, "properties": {
-            field.json_name: self.field(field) for field in message.fields
-            if field.name not in omit}}
+        fields = [field for field in message.fields if field.name not in omit]
+        schema: dict[str, Any] = {"type": "object", "additionalProperties": False,
+                                  "properties": {f.json_name: self.field(f) for f in fields}}
+        required = [f.json_name for f in fields if _documented(f.full_name).required]
+        if required:
+            schema["required"] = required
+        return _described(schema, message.full_name)
 
     def field(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             value = field.message_type.fields_by_name["value"]
-            return {"type": "object", "additionalProperties": self.single(value)}
-        single = self.single(field)
-        if field.is_repeated:
-            return {"type": "array", "items": single}
-        return single
+            schema = {"type": "object", "additionalProperties": self.single(value)}
+        elif field.is_repeated:
+            schema = {"type": "array", "items": self.single(field)}
+        else:
+            schema = self.single(field)
+        if "$ref" in schema:  # a $ref's siblings are ignored by some tools: wrap it
+            schema = {"allOf": [schema]}
+        return _described(schema, field.full_name)
 
     def single(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
         if field.enum_type is not None:  # full names, and short ones (rest.py accepts both)
@@ -86,6 +96,33 @@ class _Schemas:
         if field.message_type is not None:
             return self.ref(field.message_type)
         return dict(_SCALARS[field.type])
+
+
+_NOTHING = proto_docs.Doc("")
+
+
+_GATEWAY, _MEMORY = "agentmemory.gateway.v1.", "agentmemory.agent_memory.v1."
+
+
+def _documented(full_name: str) -> proto_docs.Doc:
+    """The comment of ``full_name``; for a gateway message that mirrors agent memory's
+    field for field (library, retrieval), the comment of agent memory's field."""
+    found = proto_docs.doc(full_name) or _NOTHING
+    if found.text in ("", "Required.") and full_name.startswith(_GATEWAY):
+        mirrored = proto_docs.doc(_MEMORY + full_name.removeprefix(_GATEWAY))
+        if mirrored is not None:
+            return mirrored
+    return found
+
+
+def _described(schema: dict[str, Any], full_name: str) -> dict[str, Any]:
+    """``schema`` with the proto comment of ``full_name`` as its description and example."""
+    doc = _documented(full_name)
+    if doc.text:
+        schema["description"] = doc.text
+    if doc.has_example:
+        schema["examples"] = [doc.example]
+    return schema
 
 
 def _query_parameters(schemas: _Schemas, message: descriptor.Descriptor, prefix: str = "",
@@ -99,8 +136,12 @@ def _query_parameters(schemas: _Schemas, message: descriptor.Descriptor, prefix:
             if depth < 3:
                 parameters += _query_parameters(schemas, field.message_type, f"{name}.", depth + 1)
             continue
-        parameters.append({"name": name, "in": "query", "required": False,
-                           "schema": schemas.field(field),
+        schema = schemas.field(field)
+        parameters.append({"name": name, "in": "query",
+                           "required": depth == 0 and _documented(field.full_name).required,
+                           "schema": schema,
+                           **({"description": schema["description"]}
+                              if "description" in schema else {}),
                            **({"explode": True} if field.is_repeated else {})})
     return parameters
 
@@ -117,7 +158,8 @@ def _operation(schemas: _Schemas, op: Operation) -> dict[str, Any]:
     request = method.input_type
     parameters = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
                   for name in op.path_fields]
-    description = f"gRPC: {SERVICES[op.service].full_name}/{op.rpc}."
+    rpc = f"{SERVICES[op.service].full_name}.{op.rpc}"
+    description = f"{_documented(rpc).text}\n\ngRPC: {SERVICES[op.service].full_name}/{op.rpc}."
     if not op.has_body:
         description += " Query: the request's fields by dotted JSON name; a map entry is " \
                        "`<map>.<key>=<value>` (e.g. `filter.tags.team=billing`)."
@@ -136,8 +178,10 @@ def _operation(schemas: _Schemas, op: Operation) -> dict[str, Any]:
     if op.has_body:
         body = schemas.message(request, omit=op.path_fields)
         body["properties"].update({alias: _alias(target) for alias, target in op.aliases.items()})
-        spec["requestBody"] = {"required": True, "content": {"application/json": {
-            "schema": body}}}
+        media: dict[str, Any] = {"schema": body}
+        if op.example:
+            media["example"] = op.example
+        spec["requestBody"] = {"required": True, "content": {"application/json": media}}
     else:
         in_path = {request.fields_by_name[name].json_name for name in op.path_fields}
         parameters += [p for p in _query_parameters(schemas, request) if p["name"] not in in_path]
@@ -155,10 +199,11 @@ def document(*, version: str) -> dict[str, Any]:
         "info": {"title": "agentmemory gateway", "version": version,
                  "description": "REST surface of the gateway: its gRPC services (GatewayService, "
                                 "MemoryLibraryService, RetrievalService, RunService, "
-                                "LearningService) in the proto3 JSON mapping. MCP is served at "
-                                "/mcp."},
+                                "LearningService, KeyService) in the proto3 JSON mapping. MCP "
+                                "is served at /mcp; this reference at /docs."},
         "paths": paths,
         "components": {"schemas": schemas.components, "securitySchemes": {
             "apiKey": {"type": "http", "scheme": "bearer",
-                       "description": "An API key: Authorization: Bearer am_..."}}},
+                       "description": "An API key (Authorization: Bearer am_...) or a user "
+                                      "token an act_for_users key minted (POST /v1/tokens)"}}},
     }

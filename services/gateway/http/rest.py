@@ -30,6 +30,7 @@ from typing import Any
 
 from agentmemory.gateway.v1 import (
     gateway_service_pb2,
+    key_service_pb2,
     learning_service_pb2,
     memory_library_service_pb2,
     retrieval_service_pb2,
@@ -40,8 +41,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from libs.errors import InvalidArgument, PermissionDenied, ResourceExhausted
-from services.gateway.http import calls
+from libs.errors import DomainError, InvalidArgument, PermissionDenied, ResourceExhausted
+from services.gateway.http import calls, vocabulary
 from services.gateway.keys import ApiKeys
 
 #: The gRPC services behind the routes, by the names ``calls.Servicers`` uses.
@@ -51,6 +52,7 @@ SERVICES: dict[str, descriptor.ServiceDescriptor] = {
     "retrieval": retrieval_service_pb2.DESCRIPTOR.services_by_name["RetrievalService"],
     "runs": run_service_pb2.DESCRIPTOR.services_by_name["RunService"],
     "learning": learning_service_pb2.DESCRIPTOR.services_by_name["LearningService"],
+    "keys": key_service_pb2.DESCRIPTOR.services_by_name["KeyService"],
 }
 #: An alias target: the API key's account (seed 002's workspaceId).
 ACCOUNT = "<the API key's account>"
@@ -67,6 +69,8 @@ class Operation:
     #: JSON name in the body -> the request field it stands for (dotted JSON names).
     aliases: Mapping[str, str] = field(default_factory=dict)
     name: str = ""  # the operationId, when two routes share a method
+    #: A request body for the reference page (the OpenAPI document's example).
+    example: Mapping[str, Any] | None = None
 
     @property
     def operation_id(self) -> str:
@@ -104,8 +108,11 @@ OPERATIONS = [
               "Delete the thread and everything derived from it."),
     # RetrievalService: seed 002's compiled context, feedback and outcomes.
     Operation("POST", "/v1/memory/retrieve", "retrieval", "RetrieveContext",
-              "A compiled, token-budgeted context for a task, with a delivery receipt "
-              "(seed 002's request field names).", aliases=SEED_002_RETRIEVE),
+              "A compiled, token-budgeted context for a task, with a delivery receipt.",
+              aliases=SEED_002_RETRIEVE, example={
+                  "workspaceId": "demo", "runId": "billing-refactor-13",
+                  "semanticQuery": "how are invoice numbers generated", "topN": 10,
+                  "tags": {"facet": "billing"}, "tokenBudget": 2000}),
     Operation("POST", "/v1/memory/feedback", "retrieval", "RecordFeedback",
               "Rate what a receipt delivered (helpful or not)."),
     Operation("POST", "/v1/memory/outcome", "retrieval", "RecordOutcome",
@@ -136,6 +143,8 @@ OPERATIONS = [
               "A page of the export (JSON Lines)."),
     Operation("POST", "/v1/memory:import", "library", "ImportMemories",
               "Import JSON Lines (admins)."),
+    Operation("GET", "/v1/memory:summary", "library", "SummarizeMemories",
+              "How many live memories each agent has, by scope and kind."),
     Operation("GET", "/v1/settings/account", "library", "GetAccountSettings",
               "The account's memory settings."),
     Operation("PATCH", "/v1/settings/account", "library", "UpdateAccountSettings",
@@ -165,21 +174,17 @@ OPERATIONS = [
               "Delete a procedure."),
     Operation("GET", "/v1/learning/audit", "learning", "ListLearningAudit",
               "The learning audit trail."),
+    # KeyService: the account's API keys and user tokens.
+    Operation("POST", "/v1/keys", "keys", "CreateKey", "Create an API key (admins)."),
+    Operation("GET", "/v1/keys", "keys", "ListKeys", "The account's API keys (admins)."),
+    Operation("POST", "/v1/keys/{key_id}:rotate", "keys", "RotateKey",
+              "Give a key a new secret, the old one working for a grace period (admins)."),
+    Operation("DELETE", "/v1/keys/{key_id}", "keys", "RevokeKey", "Revoke a key (admins)."),
+    Operation("GET", "/v1/keys:events", "keys", "ListKeyEvents",
+              "What was done with the account's keys, newest first (admins)."),
+    Operation("POST", "/v1/tokens", "keys", "MintUserToken",
+              "A short-lived user token for one user and agent (act_for_users keys)."),
 ]
-
-_PARSE_STEP = re.compile(r"Failed to parse (\w+) field: ")
-_UNKNOWN_FIELD = re.compile(r'has no field named "([^"]+)"')
-
-
-def _parse_error(exc: json_format.ParseError) -> InvalidArgument:
-    """json_format's message names the fields on the way down; name them the same way."""
-    text = str(exc)
-    path = _PARSE_STEP.findall(text)
-    unknown = _UNKNOWN_FIELD.search(text)
-    if unknown:
-        path.append(unknown.group(1))
-    return InvalidArgument(".".join(path) or "body", _PARSE_STEP.sub("", text).strip())
-
 
 async def _json_body(request: Request, max_bytes: int) -> dict[str, Any]:
     declared = request.headers.get("content-length")
@@ -247,6 +252,13 @@ def _scalar(field_: descriptor.FieldDescriptor, value: str, dotted: str) -> Any:
     if value not in ("true", "false"):
         raise InvalidArgument(dotted, "must be true or false")
     return value == "true"
+
+
+def enum_names(enum: descriptor.EnumDescriptor) -> list[str]:
+    """The names REST accepts for ``enum``'s values: the short ones where there are."""
+    prefix = enum_prefix(enum)
+    return [v.name.removeprefix(prefix).lower() if prefix else v.name for v in enum.values
+            if not v.name.endswith("_UNSPECIFIED")]
 
 
 def enum_prefix(enum: descriptor.EnumDescriptor) -> str:
@@ -323,7 +335,8 @@ async def parse(operation: Operation, request: Request, prototype: message.Messa
     try:
         return json_format.ParseDict(_full_enum_names(fields, descriptor_), prototype), account
     except json_format.ParseError as exc:
-        raise _parse_error(exc) from None
+        raise vocabulary.for_rest(vocabulary.parse_failure(str(exc), descriptor_, enum_names),
+                                  operation.aliases) from None
 
 
 async def check_account(keys: ApiKeys, headers: Mapping[str, str], account: str) -> None:
@@ -347,7 +360,10 @@ def routes(servicers: calls.Servicers, keys: ApiKeys, max_bytes: int) -> list[Ro
             parsed, account = await parse(operation, request, request_class(), max_bytes)
             if account is not None:
                 await check_account(keys, request.headers, account)
-            reply = await calls.invoke(handler, parsed, request.headers)
+            try:
+                reply = await calls.invoke(handler, parsed, request.headers)
+            except DomainError as exc:
+                raise vocabulary.for_rest(exc, operation.aliases) from None
             return JSONResponse(to_json(reply))
 
         return handle

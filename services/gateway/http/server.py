@@ -85,7 +85,7 @@ async def listening(servicers: Servicers, keys: ApiKeys, pool: asyncpg.Pool,
     sessions = Sessions(pool, settings.session_secret,
                         max_age_seconds=settings.session_max_age_seconds)
     pages = LibraryPages(servicers, keys, sessions, max_body_bytes=max_body_bytes)
-    application = app.build(servicers, keys, mcp, pages, max_body_bytes=max_body_bytes)
+    application = app.build(servicers, keys, mcp, pages, pool, max_body_bytes=max_body_bytes)
     with _bind(host, settings.port) as sock:  # first: a taken port fails the start plainly
         async with mcp.sessions.run(), serving(application, sock, grace_seconds=grace_seconds):
             yield sock.getsockname()[1]

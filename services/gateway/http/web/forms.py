@@ -18,6 +18,9 @@ from google.protobuf import descriptor, field_mask_pb2, json_format
 from google.protobuf.message import Message
 
 from libs.errors import InvalidArgument
+from services.agent_memory.memories import permissions
+from services.agent_memory.memories.model import Role
+from services.agent_memory.memories.rules import Kind, Scope
 from services.gateway.http.rest import enum_prefix
 
 PAGE_SIZE = 25
@@ -32,12 +35,22 @@ def choices(enum: descriptor.EnumDescriptor, *, skip: tuple[str, ...] = ()) -> l
 
 
 SCOPES = choices(memory_pb.MemoryScope.DESCRIPTOR)
-WRITABLE_SCOPES = choices(memory_pb.MemoryScope.DESCRIPTOR, skip=("platform",))
 KINDS = choices(memory_pb.MemoryKind.DESCRIPTOR)
-WRITABLE_KINDS = choices(memory_pb.MemoryKind.DESCRIPTOR, skip=("platform_rule",))
 SOURCES = choices(memory_pb.SourceKind.DESCRIPTOR)
 EXTRACTION_MODES = choices(memory_pb.ExtractionMode.DESCRIPTOR)
 SUGGESTION_STATUSES = choices(learning_pb.SuggestionStatus.DESCRIPTOR)
+
+
+def writable(role: str, with_user: bool, scope: str = "") -> tuple[list[str], list[str]]:
+    """The scopes and kinds a credential of ``role`` (with a user or not) may write, by
+    agent memory's rules (``permissions.may_write``), in the forms' order; with
+    ``scope``, the kinds of that scope."""
+    who = Role(role)
+    scopes = [s for s in SCOPES if (not scope or s == scope) and any(
+        permissions.may_write(who, Scope(s), Kind(k), with_user=with_user) for k in KINDS)]
+    kinds = [k for k in KINDS if any(
+        permissions.may_write(who, Scope(s), Kind(k), with_user=with_user) for s in scopes)]
+    return scopes, kinds
 
 
 def enum_value(enum: descriptor.EnumDescriptor, short: str, field: str) -> int:
@@ -87,10 +100,6 @@ def tags(text: str, field: str = "tags") -> dict[str, str]:
             raise InvalidArgument(field, "write each tag as key=value")
         pairs[key.strip()] = value.strip()
     return pairs
-
-
-def tags_text(values: Mapping[str, str]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(values.items()))
 
 
 def checkbox(form: Mapping[str, str], field: str) -> bool:
@@ -154,7 +163,9 @@ def agent_settings(form: Mapping[str, str]) -> memory_pb.AgentSettings:
         memory_bound=checkbox(form, "memory_bound"),
         extraction_mode=enum_value(memory_pb.ExtractionMode.DESCRIPTOR,
                                    form.get("extraction_mode", ""), "extraction_mode"),
-        procedures_enabled=checkbox(form, "procedures_enabled"))
+        procedures_enabled=checkbox(form, "procedures_enabled"),
+        relevant_memories_enabled=checkbox(form, "relevant_memories_enabled"),
+        relevant_memories_token_budget=integer(form, "relevant_memories_token_budget"))
 
 
 # -- replies, for the templates ------------------------------------------------

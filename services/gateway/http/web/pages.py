@@ -2,10 +2,16 @@
 
 Every action is one request: a GET renders a page, a POST does one thing and
 redirects (303) back to a page that says what happened. A page acts with the
-signed-in session's API key, as the agent (and user) chosen in its header, by
+signed-in session's credential, as the agent (and user) chosen in its header, by
 calling the gateway's gRPC servicers (``calls.invoke``): the library, learning
 and settings calls, their authentication, validation and rules are exactly
 those of gRPC. An error of a call is shown on the page with its reason.
+
+``/a/<account>/memory`` itself is the overview a person lands on after signing
+in: the agents with their memories counted by scope and kind (so nobody needs
+to know an agent id first), recent changes, pending suggestions, export and
+import. The other pages act as one agent; without one chosen they lead back
+to the overview.
 
 Refusals: no session -> the sign-in page; a session of another account (the
 path names an account the key is not of) -> 404, as for an account that does
@@ -16,11 +22,12 @@ memory content is shown as text, never as markup.
 
 from __future__ import annotations
 
-import json
+import asyncio
 import urllib.parse
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,23 +40,23 @@ from agentmemory.gateway.v1 import memory_library_service_pb2 as library_pb
 from google.protobuf import field_mask_pb2
 from google.protobuf.message import Message
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from libs.errors import DomainError, InvalidArgument, ResourceExhausted
-from libs.identity import ID_PATTERN, require_id
+from libs.errors import DomainError, InvalidArgument, shown
+from libs.identity import ID_PATTERN
 from libs.server import REQUEST_ID_HEADER
+from services.gateway import callers
 from services.gateway.http import calls, errors
-from services.gateway.http.web import forms
+from services.gateway.http.web import bodies, display, forms, paging
 from services.gateway.http.web.sessions import Session, Sessions
-from services.gateway.keys import ApiKeys
+from services.gateway.keys import ApiKeys, Credential
 
 HERE = Path(__file__).parent
 COOKIE, SIGN_IN_COOKIE = "am_session", "am_signin"
 SIGN_IN_SECONDS = 3600
-MAX_FORM_FIELDS = 100
 STATIC = "/static/library"
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'none'; style-src 'self'; script-src 'self'; "
@@ -69,55 +76,30 @@ NOTICES = {
     "rejected": "Suggestion rejected.", "procedure_deleted": "Procedure deleted.",
     "settings": "Settings saved.", "view": "Now acting as the agent and user shown above.",
     "signed_out": "Signed out.",
+    "choose_agent": "Choose the agent the page acts as first (below, or in the header).",
 }
+IMPORT_COUNTS = ("created", "unchanged", "conflicts")
+EXPORT_PAGE = 1000
+OVERVIEW_CHANGES, OVERVIEW_SUGGESTIONS = 8, 3
+SUPERSEDE_CANDIDATES = 50
+MAX_RELATED = 10  # memories a memory's page names by key (those it superseded)
 
 
-_ENUM_PREFIXES = ("MEMORY_SCOPE_", "MEMORY_KIND_", "SOURCE_KIND_", "AUDIT_ACTION_",
-                  "EXTRACTION_MODE_", "SUGGESTION_KIND_", "SUGGESTION_STATUS_", "KEY_ROLE_",
-                  "SKILL_STATE_", "TOOL_CALL_STATUS_", "CATEGORY_", "VISIBILITY_")
-
-
-def option(value: Any) -> str:
-    """An enum value's short name, as the forms send it: ``MEMORY_KIND_PROJECT_FACT`` ->
-    ``project_fact``."""
-    text = str(value)
-    prefix = next((p for p in _ENUM_PREFIXES if text.startswith(p)), None)
-    return text.removeprefix(prefix).lower() if prefix else text
-
-
-def short(value: Any) -> str:
-    """For display: ``MEMORY_KIND_PROJECT_FACT`` -> ``project fact``."""
-    return option(value).replace("_", " ")
-
-
-def when(value: str | None) -> str:
-    """An RFC 3339 timestamp as ``2026-11-30 10:33:05 UTC``."""
-    if not value:
-        return ""
-    return value.replace("T", " ").split(".")[0].removesuffix("Z") + " UTC"
-
-
-def _shown(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
-
-
-def changes(record: dict[str, Any]) -> list[tuple[str, str | None, str | None]]:
-    """The fields an audit record changed: (name, before, after), values as text."""
-    before, after = record.get("before") or {}, record.get("after") or {}
-    noise = {"version", "updated_at", "author", "content_hash"}
-    return [(name, _shown(before.get(name)), _shown(after.get(name)))
-            for name in sorted({*before, *after})
-            if name not in noise and before.get(name) != after.get(name)]
+def _import_notice(query: dict[str, str]) -> str:
+    """``?done=imported&created=3...``: numbers only, so nothing is reflected."""
+    count = {name: int(v) if (v := query.get(name, "0")).isdigit() and len(v) < 10 else 0
+             for name in IMPORT_COUNTS}
+    return (f"Imported: {count['created']} created, {count['unchanged']} already here, "
+            f"{count['conflicts']} left alone (already here with other content).")
 
 
 def templates() -> Jinja2Templates:
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
         undefined=jinja2.StrictUndefined)
-    environment.filters.update(short=short, option=option, when=when, tags_text=forms.tags_text)
-    environment.globals.update(changes=changes, static=STATIC)
+    environment.filters.update(short=display.short, option=display.option, when=display.when,
+                               tags_text=display.tags_text, number=display.number)
+    environment.globals.update(changes=display.changes, subject=display.subject, static=STATIC)
     return Jinja2Templates(env=environment)
 
 
@@ -129,10 +111,23 @@ class Page:
     account: str
     session: Session
     form: dict[str, str] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def base(self) -> str:
         return f"/a/{self.account}/memory"
+
+    @property
+    def query(self) -> dict[str, str]:
+        return dict(self.request.query_params)
+
+
+def _acting_as(credential: Credential, agent_id: str, user_id: str) -> dict[str, str]:
+    """The agent and user the page acts as: what the person chose, as far as the
+    credential allows (a user token or a bound key fills in its own; no agent chosen,
+    the overview offers them)."""
+    return {"agent_id": callers.agent_of(credential, agent_id, "agent", required=False),
+            "user_id": callers.user_of(credential, user_id, "user")}
 
 
 def _redirect(url: str) -> RedirectResponse:
@@ -149,22 +144,6 @@ def _same_origin(request: Request) -> bool:
     return urllib.parse.urlsplit(origin).netloc == request.headers.get("host", "")
 
 
-async def _form(request: Request, max_bytes: int) -> dict[str, str]:
-    """An ``application/x-www-form-urlencoded`` body (the only kind these forms send)."""
-    data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > max_bytes:
-            raise ResourceExhausted(f"form larger than {max_bytes} bytes",
-                                    reason="REQUEST_TOO_LARGE")
-    try:
-        pairs = urllib.parse.parse_qsl(data.decode(), keep_blank_values=True,
-                                       max_num_fields=MAX_FORM_FIELDS, strict_parsing=False)
-    except (UnicodeDecodeError, ValueError):
-        raise InvalidArgument("form", "not a form this page sends") from None
-    return dict(pairs)
-
-
 class LibraryPages:
     def __init__(self, servicers: calls.Servicers, keys: ApiKeys, sessions: Sessions, *,
                  max_body_bytes: int) -> None:
@@ -177,13 +156,18 @@ class LibraryPages:
     def routes(self) -> list[BaseRoute]:
         base = "/a/{account}/memory"
         get, post = self._page, self._action
+        anywhere = {"needs_agent": False}
         return [
             Mount(STATIC, StaticFiles(directory=HERE / "static"), name="library-static"),
             Route(f"{base}/sign-in", self._sign_in_form, methods=["GET"]),
             Route(f"{base}/sign-in", self._sign_in, methods=["POST"]),
-            Route(f"{base}/sign-out", post(self._sign_out), methods=["POST"]),
-            Route(f"{base}/view", post(self._set_view), methods=["POST"]),
-            Route(base, get(self._list), methods=["GET"]),
+            Route(f"{base}/sign-out", post(self._sign_out, **anywhere), methods=["POST"]),
+            Route(f"{base}/view", post(self._set_view, **anywhere), methods=["POST"]),
+            Route(base, get(self._overview, **anywhere), methods=["GET"]),
+            Route(f"{base}/memories", get(self._list), methods=["GET"]),
+            Route(f"{base}/changes", get(self._changes), methods=["GET"]),
+            Route(f"{base}/export", get(self._export), methods=["GET"]),
+            Route(f"{base}/import", post(self._import), methods=["POST"]),
             Route(f"{base}/new", get(self._new_form), methods=["GET"]),
             Route(f"{base}/new", post(self._add), methods=["POST"]),
             Route(f"{base}/suggestions", get(self._suggestions), methods=["GET"]),
@@ -209,10 +193,12 @@ class LibraryPages:
     def _render(self, request: Request, name: str, context: dict[str, Any], *,
                 page: Page | None = None, status: int = 200) -> Response:
         if page is not None:
+            done = request.query_params.get("done", "")
             context = {"base": page.base, "account": page.account,
                        "agent_id": page.session.agent_id, "user_id": page.session.user_id,
                        "csrf": self._sessions.csrf_token(page.session),
-                       "notice": NOTICES.get(request.query_params.get("done", "")), **context}
+                       "notice": _import_notice(page.query) if done == "imported"
+                       else NOTICES.get(done), **context}
         response = self._templates.TemplateResponse(request, name, context, status_code=status)
         response.headers.update(SECURITY_HEADERS)
         return response
@@ -234,7 +220,8 @@ class LibraryPages:
             return self._not_found(request)  # the same answer as for an unknown account
         return account, session
 
-    def _wrap(self, handler: Callable[[Page], Awaitable[Response]], *, post: bool) -> Callable:
+    def _wrap(self, handler: Callable[[Page], Awaitable[Response]], *, post: bool,
+              needs_agent: bool) -> Callable:
         async def endpoint(request: Request) -> Response:
             found = await self._session(request)
             if isinstance(found, Response):
@@ -243,12 +230,15 @@ class LibraryPages:
             if session is None:
                 return _redirect(f"/a/{account}/memory/sign-in")
             page = Page(request, account, session)
+            if needs_agent and not session.agent_id:
+                return self._done(page, "", "choose_agent")
             try:
                 if post:
                     if not _same_origin(request):
                         return self._refusal(request, 403, "Refused",
                                              "This form was sent from another site.")
-                    page.form = await _form(request, self._max_body_bytes)
+                    body = await bodies.read(request, self._max_body_bytes)
+                    page.form, page.files = body.fields, body.files
                     if not self._sessions.csrf_ok(session, page.form.get("csrf")):
                         return self._refusal(request, 403, "Refused",
                                              "This form is not from your current session. "
@@ -263,11 +253,13 @@ class LibraryPages:
 
         return endpoint
 
-    def _page(self, handler: Callable[[Page], Awaitable[Response]]) -> Callable:
-        return self._wrap(handler, post=False)
+    def _page(self, handler: Callable[[Page], Awaitable[Response]], *,
+              needs_agent: bool = True) -> Callable:
+        return self._wrap(handler, post=False, needs_agent=needs_agent)
 
-    def _action(self, handler: Callable[[Page], Awaitable[Response]]) -> Callable:
-        return self._wrap(handler, post=True)
+    def _action(self, handler: Callable[[Page], Awaitable[Response]], *,
+                needs_agent: bool = True) -> Callable:
+        return self._wrap(handler, post=True, needs_agent=needs_agent)
 
     async def _call(self, page: Page, service: str, rpc: str, request: Message) -> Any:
         """One gateway call with the session's key, as the agent and user it acts as."""
@@ -278,9 +270,18 @@ class LibraryPages:
                    or uuid.uuid4().hex}
         return await calls.invoke(self._servicers.method(service, rpc), request, headers)
 
+    async def _credential(self, page: Page) -> Credential:
+        return await self._keys.authenticate(page.session.authorization)
+
+    async def _writable(self, page: Page, scope: str = "") -> tuple[list[str], list[str]]:
+        """The scopes and kinds the session's credential may write (of ``scope``)."""
+        credential = await self._credential(page)
+        return forms.writable(credential.role, bool(page.session.user_id), scope)
+
     @staticmethod
-    def _done(page: Page, path: str, code: str) -> Response:
-        return _redirect(f"{page.base}{path}?done={code}")
+    def _done(page: Page, path: str, code: str, **counts: int) -> Response:
+        query = urllib.parse.urlencode({"done": code, **counts})
+        return _redirect(f"{page.base}{path}?{query}")
 
     # -- sign-in -------------------------------------------------------------------
 
@@ -305,29 +306,30 @@ class LibraryPages:
         if not _same_origin(request):
             return self._refusal(request, 403, "Refused", "This form was sent from another site.")
         try:
-            form = await _form(request, self._max_body_bytes)
+            form = (await bodies.read(request, self._max_body_bytes)).fields
         except DomainError as exc:
-            return self._refusal(request, errors.status(exc), "Refused", exc.message)
+            return self._refusal(request, errors.status(exc), "Refused", shown(exc).message)
         if not self._sessions.sign_in_ok(request.cookies.get(SIGN_IN_COOKIE), form.get("token")):
             return self._refusal(request, 403, "Refused", "This sign-in form has expired or is "
                                  "not from this site. Reload the sign-in page and try again.")
         values = {"agent_id": form.get("agent_id", "").strip(),
                   "user_id": form.get("user_id", "").strip()}
         try:
-            key = await self._keys.authenticate(f"Bearer {form.get('api_key', '').strip()}")
-            if key.account_id != account:
+            credential = await self._keys.authenticate(
+                f"Bearer {form.get('api_key', '').strip()}")
+            if credential.account_id != account:
                 return await self._sign_in_form(
                     request, status=403, values=values,
                     error=f"This API key is not a key of the account {account}.")
-            require_id(values["agent_id"], "agent")
-            if values["user_id"]:
-                require_id(values["user_id"], "user")
+            values = _acting_as(credential, values["agent_id"], values["user_id"])
         except DomainError as exc:
-            return await self._sign_in_form(request, error=exc.message, values=values,
+            return await self._sign_in_form(request, error=shown(exc).message, values=values,
                                             status=errors.status(exc))
+        ends = (None if credential.expires_at is None
+                else datetime.fromtimestamp(credential.expires_at, UTC))
         session = await self._sessions.create(
             account, form["api_key"].strip(), values["agent_id"], values["user_id"],
-            replacing=request.cookies.get(COOKIE))
+            replacing=request.cookies.get(COOKIE), not_after=ends)
         response = _redirect(f"/a/{account}/memory")
         response.set_cookie(COOKIE, self._sessions.cookie_value(session),
                             max_age=self._sessions.max_age_seconds, path=f"/a/{account}/",
@@ -345,47 +347,115 @@ class LibraryPages:
         return response
 
     async def _set_view(self, page: Page) -> Response:
-        agent_id = require_id(page.form.get("agent_id", "").strip(), "agent")
-        user_id = page.form.get("user_id", "").strip()
-        if user_id:
-            require_id(user_id, "user")
-        await self._sessions.set_view(page.session, agent_id, user_id)
-        return self._done(page, "", "view")
+        values = _acting_as(await self._credential(page),
+                            page.form.get("agent_id", "").strip(),
+                            page.form.get("user_id", "").strip())
+        await self._sessions.set_view(page.session, values["agent_id"], values["user_id"])
+        back = page.form.get("back", "")
+        return self._done(page, back if back in ("", "/memories") else "", "view")
+
+    # -- the overview --------------------------------------------------------------
+
+    async def _overview(self, page: Page) -> Response:
+        summary = await self._call(page, "library", "SummarizeMemories",
+                                   library_pb.SummarizeMemoriesRequest())
+        credential = await self._credential(page)
+        context = {"agents": display.agent_rows([forms.view(c) for c in summary.counts],
+                                                page.session.user_id),
+                   "admin": credential.role == "admin", "usage": {}, "changes": [],
+                   "pending": [], "more_pending": False}
+        if page.session.agent_id:  # what the other pages show, for the agent acted as
+            account, audit, queued = await asyncio.gather(
+                self._call(page, "library", "GetAccountSettings",
+                           library_pb.GetAccountSettingsRequest()),
+                self._call(page, "library", "ListAudit",
+                           library_pb.ListAuditRequest(page_size=OVERVIEW_CHANGES)),
+                self._call(page, "learning", "ListSuggestions",
+                           learning_pb.ListSuggestionsRequest(page_size=OVERVIEW_SUGGESTIONS)))
+            context.update(usage=forms.view(account.usage),
+                           changes=[forms.view(r) for r in audit.records],
+                           pending=[forms.view(s) for s in queued.suggestions],
+                           more_pending=bool(queued.next_page_token))
+        return self._render(page.request, "overview.html", context, page=page)
+
+    async def _changes(self, page: Page) -> Response:
+        at = paging.Position.of(page.query)
+        reply = await self._call(page, "library", "ListAudit", library_pb.ListAuditRequest(
+            page_size=forms.PAGE_SIZE, page_token=at.token))
+        return self._render(page.request, "changes.html", {
+            "changes": [forms.view(r) for r in reply.records],
+            "pages": paging.links(f"{page.base}/changes", {}, at, reply.next_page_token)},
+            page=page)
+
+    async def _export(self, page: Page) -> Response:
+        """The whole export as one JSON Lines file: the first page is asked for before
+        the response starts (its error is a page), the rest as the file streams (a
+        failure there cuts the download short: the file then ends mid-way)."""
+        first = await self._call(page, "library", "ExportMemories",
+                                 library_pb.ExportMemoriesRequest(page_size=EXPORT_PAGE))
+
+        async def pages() -> AsyncIterator[str]:
+            reply = first
+            yield reply.jsonl
+            while reply.next_page_token:
+                reply = await self._call(page, "library", "ExportMemories",
+                                         library_pb.ExportMemoriesRequest(
+                                             page_size=EXPORT_PAGE,
+                                             page_token=reply.next_page_token))
+                yield reply.jsonl
+
+        day = datetime.now(UTC).strftime("%Y%m%d")
+        name = f"memories-{page.account}-{page.session.agent_id}-{day}.jsonl"
+        return StreamingResponse(pages(), media_type="application/jsonl", headers={
+            **SECURITY_HEADERS, "content-disposition": f'attachment; filename="{name}"'})
+
+    async def _import(self, page: Page) -> Response:
+        data = page.files.get("file", b"")
+        if not data.strip():
+            raise InvalidArgument("file", "choose an export file (JSON Lines) to import")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidArgument("file", "an export file is UTF-8 text (JSON Lines)") from None
+        reply = await self._call(page, "library", "ImportMemories",
+                                 library_pb.ImportMemoriesRequest(jsonl=text))
+        return self._done(page, "", "imported", created=reply.created,
+                          unchanged=reply.unchanged, conflicts=len(reply.conflicts))
 
     # -- memories ------------------------------------------------------------------
 
     async def _list(self, page: Page) -> Response:
-        query = dict(page.request.query_params)
+        query = page.query
         filters = {name: query.get(name, "") for name in
                    ("scope", "kind", "source", "tag", "text", "deleted", "superseded")}
+        at = paging.Position.of(query)
         try:
             request = library_pb.ListMemoriesRequest(
                 filter=forms.memory_filter(query), page_size=forms.PAGE_SIZE,
-                page_token=query.get("page", ""))
+                page_token=at.token)
             reply = await self._call(page, "library", "ListMemories", request)
         except DomainError as exc:  # a filter the form or the library refuses: say so, keep it
             if exc.code != grpc.StatusCode.INVALID_ARGUMENT:
                 raise
             return self._render(page.request, "list.html", {
-                "memories": [], "next_url": "", "filters": filters, "error": errors.body(exc),
-                **self._choices()}, page=page, status=400)
-        next_url = ""
-        if reply.next_page_token:
-            kept = {k: v for k, v in filters.items() if v}
-            next_url = "?" + urllib.parse.urlencode({**kept, "page": reply.next_page_token})
+                "memories": [], "pages": paging.Links(), "filters": filters,
+                "error": errors.body(exc), **self._choices()}, page=page, status=400)
         return self._render(page.request, "list.html", {
-            "memories": [forms.view(m) for m in reply.memories], "next_url": next_url,
-            "filters": filters, "first_page": bool(query.get("page")), "error": None,
-            **self._choices()}, page=page)
+            "memories": [forms.view(m) for m in reply.memories],
+            "pages": paging.links(f"{page.base}/memories", filters, at, reply.next_page_token),
+            "filters": filters, "error": None, **self._choices()}, page=page)
 
     @staticmethod
     def _choices() -> dict[str, list[str]]:
-        return {"scopes": forms.SCOPES, "kinds": forms.KINDS, "sources": forms.SOURCES,
-                "writable_scopes": forms.WRITABLE_SCOPES, "writable_kinds": forms.WRITABLE_KINDS}
+        return {"scopes": forms.SCOPES, "kinds": forms.KINDS, "sources": forms.SOURCES}
 
-    async def _new_form(self, page: Page) -> Response:
-        return self._render(page.request, "new.html", {"values": {}, "error": None,
-                                                       **self._choices()}, page=page)
+    async def _new_form(self, page: Page, *, values: dict[str, str] | None = None,
+                        error: DomainError | None = None) -> Response:
+        scopes, kinds = await self._writable(page)
+        return self._render(page.request, "new.html", {
+            "values": values or {}, "error": errors.body(error) if error else None,
+            "writable_scopes": scopes, "writable_kinds": kinds}, page=page,
+            status=errors.status(error) if error else 200)
 
     async def _add(self, page: Page) -> Response:
         try:
@@ -394,9 +464,7 @@ class LibraryPages:
         except DomainError as exc:
             if exc.code == grpc.StatusCode.UNAUTHENTICATED:
                 raise
-            return self._render(page.request, "new.html", {
-                "values": page.form, "error": errors.body(exc), **self._choices()},
-                page=page, status=errors.status(exc))
+            return await self._new_form(page, values=page.form, error=exc)
         return self._done(page, f"/{reply.memory.id}", "added")
 
     async def _memory(self, page: Page, *, error: DomainError | None = None,
@@ -404,13 +472,41 @@ class LibraryPages:
         memory_id = page.request.path_params["memory_id"]
         reply = await self._call(page, "library", "ExplainMemory",
                                  library_pb.ExplainMemoryRequest(memory_id=memory_id))
+        memory = forms.view(reply.memory)
+        scope, kind = display.option(memory["scope"]), display.option(memory["kind"])
+        _, kinds = await self._writable(page, scope)
+        editable = kind in kinds
+        looking_for = page.query.get("replacement", "").strip()
+        candidates = []
+        if editable and not memory.get("deleted_at") and not memory.get("superseded_by"):
+            found = await self._call(page, "library", "ListMemories", library_pb.ListMemoriesRequest(
+                filter=forms.memory_filter({"text": looking_for}),
+                page_size=SUPERSEDE_CANDIDATES))
+            candidates = [forms.view(m) for m in found.memories if m.id != memory_id]
+        related = [memory["superseded_by"]] if memory.get("superseded_by") else []
         return self._render(page.request, "memory.html", {
-            "memory": forms.view(reply.memory),
+            "memory": memory, "titles": await self._keys_of(page, related + list(
+                reply.supersedes[:MAX_RELATED])),
             "versions": [forms.view(v) for v in sorted(reply.versions, key=lambda v: -v.version)],
             "audit": [forms.view(a) for a in sorted(reply.audit, key=lambda a: -a.id)],
-            "supersedes": list(reply.supersedes),
-            "error": errors.body(error) if error else None, "values": values,
-            **self._choices()}, page=page, status=errors.status(error) if error else 200)
+            "supersedes": list(reply.supersedes), "editable": editable, "kinds": kinds,
+            "candidates": candidates, "looking_for": looking_for,
+            "error": errors.body(error) if error else None, "values": values},
+            page=page, status=errors.status(error) if error else 200)
+
+    async def _keys_of(self, page: Page, memory_ids: list[str]) -> dict[str, str]:
+        """The keys of the memories a page links to, of those the caller sees."""
+        found = {}
+        for memory_id in memory_ids:
+            try:
+                reply = await self._call(page, "library", "GetMemory",
+                                         library_pb.GetMemoryRequest(memory_id=memory_id))
+            except DomainError as exc:
+                if exc.code != grpc.StatusCode.NOT_FOUND:
+                    raise
+                continue
+            found[memory_id] = reply.memory.key
+        return found
 
     async def _memory_action(self, page: Page, rpc: str, request: Message, done: str,
                              *, keep_values: bool = False) -> Response:
@@ -461,15 +557,19 @@ class LibraryPages:
     # -- learning ------------------------------------------------------------------
 
     async def _suggestions(self, page: Page) -> Response:
-        status = page.request.query_params.get("status", "pending")
+        status = page.query.get("status", "pending")
+        at = paging.Position.of(page.query)
         reply = await self._call(page, "learning", "ListSuggestions",
                                  learning_pb.ListSuggestionsRequest(
                                      status=forms.enum_value(
                                          learning_memory_pb.SuggestionStatus.DESCRIPTOR, status,
-                                         "status"), page_size=forms.PAGE_SIZE * 2))
+                                         "status"), page_size=forms.PAGE_SIZE,
+                                     page_token=at.token))
         return self._render(page.request, "suggestions.html", {
             "suggestions": [forms.view(s) for s in reply.suggestions], "status": status,
-            "statuses": forms.SUGGESTION_STATUSES}, page=page)
+            "statuses": forms.SUGGESTION_STATUSES,
+            "pages": paging.links(f"{page.base}/suggestions", {"status": status}, at,
+                                  reply.next_page_token)}, page=page)
 
     async def _accept(self, page: Page) -> Response:
         content = page.form.get("content", "")
@@ -485,10 +585,14 @@ class LibraryPages:
         return self._done(page, "/suggestions", "rejected")
 
     async def _procedures(self, page: Page) -> Response:
+        at = paging.Position.of(page.query)
         reply = await self._call(page, "learning", "ListProcedures",
-                                 learning_pb.ListProceduresRequest(page_size=forms.PAGE_SIZE * 2))
+                                 learning_pb.ListProceduresRequest(page_size=forms.PAGE_SIZE,
+                                                                   page_token=at.token))
         return self._render(page.request, "procedures.html", {
-            "procedures": [forms.view(p) for p in reply.procedures]}, page=page)
+            "procedures": [forms.view(p) for p in reply.procedures],
+            "pages": paging.links(f"{page.base}/procedures", {}, at, reply.next_page_token)},
+            page=page)
 
     async def _delete_procedure(self, page: Page) -> Response:
         await self._call(page, "learning", "DeleteProcedure", learning_pb.DeleteProcedureRequest(
@@ -502,12 +606,12 @@ class LibraryPages:
                                    library_pb.GetAccountSettingsRequest())
         agent = await self._call(page, "library", "GetAgentSettings",
                                  library_pb.GetAgentSettingsRequest())
-        key = await self._keys.authenticate(page.session.authorization)
+        credential = await self._credential(page)
         return self._render(page.request, "settings.html", {
             "account_settings": forms.view(account.settings),
             "agent_settings": forms.view(agent.settings),
             "account_memory_enabled": agent.account_memory_enabled,
-            "admin": key.role == "admin", "extraction_modes": forms.EXTRACTION_MODES}, page=page)
+            "admin": credential.role == "admin", "extraction_modes": forms.EXTRACTION_MODES}, page=page)
 
     async def _save_account(self, page: Page) -> Response:
         await self._call(page, "library", "UpdateAccountSettings",
@@ -522,6 +626,8 @@ class LibraryPages:
                          library_pb.UpdateAgentSettingsRequest(
                              settings=forms.agent_settings(page.form),
                              update_mask=field_mask_pb2.FieldMask(paths=[
-                                 "memory_bound", "extraction_mode", "procedures_enabled"])))
+                                 "memory_bound", "extraction_mode", "procedures_enabled",
+                                 "relevant_memories_enabled",
+                                 "relevant_memories_token_budget"])))
         return self._done(page, "/settings", "settings")
 

@@ -109,12 +109,15 @@ class Sessions:
     # -- the store -----------------------------------------------------------------
 
     async def create(self, account_id: str, api_key: str, agent_id: str, user_id: str, *,
-                     replacing: str | None = None) -> Session:
-        """A new session; the one the browser held (``replacing``, its cookie) is deleted."""
+                     replacing: str | None = None, not_after: datetime | None = None) -> Session:
+        """A new session, ending by ``not_after`` if given (a user token's expiry); the
+        one the browser held (``replacing``, its cookie) is deleted."""
         sid = secrets.token_urlsafe(32)
         nonce = os.urandom(_NONCE_BYTES)
         sealed = nonce + self._aead(sid).encrypt(nonce, api_key.encode(), account_id.encode())
         expires_at = datetime.now(UTC) + timedelta(seconds=self.max_age_seconds)
+        if not_after is not None:
+            expires_at = min(expires_at, not_after)
         old = self._sid(replacing)
         async with self._pool.acquire() as connection, connection.transaction():
             await connection.execute("DELETE FROM web_sessions WHERE expires_at < now()")

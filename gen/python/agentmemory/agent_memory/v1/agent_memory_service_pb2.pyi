@@ -133,28 +133,50 @@ EXTRACTION_MODE_SUGGESTIONS: ExtractionMode
 EXTRACTION_MODE_OFF: ExtractionMode
 
 class AgentSettings(_message.Message):
-    __slots__ = ("memory_bound", "extraction_mode", "procedures_enabled", "update_time")
+    __slots__ = ("memory_bound", "extraction_mode", "procedures_enabled", "update_time", "relevant_memories_enabled", "relevant_memories_token_budget")
     MEMORY_BOUND_FIELD_NUMBER: _ClassVar[int]
     EXTRACTION_MODE_FIELD_NUMBER: _ClassVar[int]
     PROCEDURES_ENABLED_FIELD_NUMBER: _ClassVar[int]
     UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    RELEVANT_MEMORIES_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    RELEVANT_MEMORIES_TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
     memory_bound: bool
     extraction_mode: ExtractionMode
     procedures_enabled: bool
     update_time: _timestamp_pb2.Timestamp
-    def __init__(self, memory_bound: _Optional[bool] = ..., extraction_mode: _Optional[_Union[ExtractionMode, str]] = ..., procedures_enabled: _Optional[bool] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    relevant_memories_enabled: bool
+    relevant_memories_token_budget: int
+    def __init__(self, memory_bound: _Optional[bool] = ..., extraction_mode: _Optional[_Union[ExtractionMode, str]] = ..., procedures_enabled: _Optional[bool] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., relevant_memories_enabled: _Optional[bool] = ..., relevant_memories_token_budget: _Optional[int] = ...) -> None: ...
 
 class AccountSettings(_message.Message):
-    __slots__ = ("memory_enabled", "retention_days", "default_token_budget", "update_time")
+    __slots__ = ("memory_enabled", "retention_days", "default_token_budget", "update_time", "environments", "quotas")
     MEMORY_ENABLED_FIELD_NUMBER: _ClassVar[int]
     RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
     UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
+    QUOTAS_FIELD_NUMBER: _ClassVar[int]
     memory_enabled: bool
     retention_days: int
     default_token_budget: int
     update_time: _timestamp_pb2.Timestamp
-    def __init__(self, memory_enabled: _Optional[bool] = ..., retention_days: _Optional[int] = ..., default_token_budget: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    environments: _containers.RepeatedScalarFieldContainer[str]
+    quotas: AccountQuotas
+    def __init__(self, memory_enabled: _Optional[bool] = ..., retention_days: _Optional[int] = ..., default_token_budget: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., environments: _Optional[_Iterable[str]] = ..., quotas: _Optional[_Union[AccountQuotas, _Mapping]] = ...) -> None: ...
+
+class AccountQuotas(_message.Message):
+    __slots__ = ("environments", "memories", "pending_suggestions", "receipts_per_day", "runs_per_day")
+    ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    PENDING_SUGGESTIONS_FIELD_NUMBER: _ClassVar[int]
+    RECEIPTS_PER_DAY_FIELD_NUMBER: _ClassVar[int]
+    RUNS_PER_DAY_FIELD_NUMBER: _ClassVar[int]
+    environments: int
+    memories: int
+    pending_suggestions: int
+    receipts_per_day: int
+    runs_per_day: int
+    def __init__(self, environments: _Optional[int] = ..., memories: _Optional[int] = ..., pending_suggestions: _Optional[int] = ..., receipts_per_day: _Optional[int] = ..., runs_per_day: _Optional[int] = ...) -> None: ...
 
 class Source(_message.Message):
     __slots__ = ("kind", "thread_id", "message_ids", "run_id", "first_offset", "last_offset")
@@ -389,16 +411,18 @@ class StoreResponse(_message.Message):
     def __init__(self, entry: _Optional[_Union[Entry, _Mapping]] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., unchanged: _Optional[bool] = ..., replaced: _Optional[bool] = ...) -> None: ...
 
 class RecallRequest(_message.Message):
-    __slots__ = ("principal", "query", "limit", "categories")
+    __slots__ = ("principal", "query", "limit", "categories", "rerank")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     CATEGORIES_FIELD_NUMBER: _ClassVar[int]
+    RERANK_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     query: str
     limit: int
     categories: _containers.RepeatedScalarFieldContainer[Category]
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., query: _Optional[str] = ..., limit: _Optional[int] = ..., categories: _Optional[_Iterable[_Union[Category, str]]] = ...) -> None: ...
+    rerank: bool
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., query: _Optional[str] = ..., limit: _Optional[int] = ..., categories: _Optional[_Iterable[_Union[Category, str]]] = ..., rerank: _Optional[bool] = ...) -> None: ...
 
 class RecalledEntry(_message.Message):
     __slots__ = ("entry", "score")
@@ -409,12 +433,14 @@ class RecalledEntry(_message.Message):
     def __init__(self, entry: _Optional[_Union[Entry, _Mapping]] = ..., score: _Optional[float] = ...) -> None: ...
 
 class RecallResponse(_message.Message):
-    __slots__ = ("entries", "fallback")
+    __slots__ = ("entries", "fallback", "reranked")
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     FALLBACK_FIELD_NUMBER: _ClassVar[int]
+    RERANKED_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[RecalledEntry]
     fallback: bool
-    def __init__(self, entries: _Optional[_Iterable[_Union[RecalledEntry, _Mapping]]] = ..., fallback: _Optional[bool] = ...) -> None: ...
+    reranked: bool
+    def __init__(self, entries: _Optional[_Iterable[_Union[RecalledEntry, _Mapping]]] = ..., fallback: _Optional[bool] = ..., reranked: _Optional[bool] = ...) -> None: ...
 
 class ForgetRequest(_message.Message):
     __slots__ = ("principal", "key", "request_id")
@@ -501,16 +527,18 @@ class RunHygieneRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class RunHygieneResponse(_message.Message):
-    __slots__ = ("expired", "decayed", "purged", "pruned_versions")
+    __slots__ = ("expired", "decayed", "purged", "pruned_versions", "receipts_deleted")
     EXPIRED_FIELD_NUMBER: _ClassVar[int]
     DECAYED_FIELD_NUMBER: _ClassVar[int]
     PURGED_FIELD_NUMBER: _ClassVar[int]
     PRUNED_VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    RECEIPTS_DELETED_FIELD_NUMBER: _ClassVar[int]
     expired: int
     decayed: int
     purged: int
     pruned_versions: int
-    def __init__(self, expired: _Optional[int] = ..., decayed: _Optional[int] = ..., purged: _Optional[int] = ..., pruned_versions: _Optional[int] = ...) -> None: ...
+    receipts_deleted: int
+    def __init__(self, expired: _Optional[int] = ..., decayed: _Optional[int] = ..., purged: _Optional[int] = ..., pruned_versions: _Optional[int] = ..., receipts_deleted: _Optional[int] = ...) -> None: ...
 
 class ReindexRequest(_message.Message):
     __slots__ = ("principal",)
@@ -750,6 +778,34 @@ class ExplainMemoryResponse(_message.Message):
     supersedes: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, memory: _Optional[_Union[Entry, _Mapping]] = ..., versions: _Optional[_Iterable[_Union[MemoryVersion, _Mapping]]] = ..., audit: _Optional[_Iterable[_Union[AuditRecord, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class SummarizeMemoriesRequest(_message.Message):
+    __slots__ = ("principal", "agent_ids")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    AGENT_IDS_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    agent_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., agent_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SummarizeMemoriesResponse(_message.Message):
+    __slots__ = ("counts",)
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.RepeatedCompositeFieldContainer[MemoryCount]
+    def __init__(self, counts: _Optional[_Iterable[_Union[MemoryCount, _Mapping]]] = ...) -> None: ...
+
+class MemoryCount(_message.Message):
+    __slots__ = ("agent_id", "scope", "kind", "memories", "last_update_time")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    LAST_UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    scope: MemoryScope
+    kind: MemoryKind
+    memories: int
+    last_update_time: _timestamp_pb2.Timestamp
+    def __init__(self, agent_id: _Optional[str] = ..., scope: _Optional[_Union[MemoryScope, str]] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., memories: _Optional[int] = ..., last_update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class GetAccountSettingsRequest(_message.Message):
     __slots__ = ("principal",)
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
@@ -757,10 +813,22 @@ class GetAccountSettingsRequest(_message.Message):
     def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ...) -> None: ...
 
 class GetAccountSettingsResponse(_message.Message):
-    __slots__ = ("settings",)
+    __slots__ = ("settings", "usage")
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     settings: AccountSettings
-    def __init__(self, settings: _Optional[_Union[AccountSettings, _Mapping]] = ...) -> None: ...
+    usage: AccountUsage
+    def __init__(self, settings: _Optional[_Union[AccountSettings, _Mapping]] = ..., usage: _Optional[_Union[AccountUsage, _Mapping]] = ...) -> None: ...
+
+class AccountUsage(_message.Message):
+    __slots__ = ("memories", "pending_suggestions", "receipts_today")
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    PENDING_SUGGESTIONS_FIELD_NUMBER: _ClassVar[int]
+    RECEIPTS_TODAY_FIELD_NUMBER: _ClassVar[int]
+    memories: int
+    pending_suggestions: int
+    receipts_today: int
+    def __init__(self, memories: _Optional[int] = ..., pending_suggestions: _Optional[int] = ..., receipts_today: _Optional[int] = ...) -> None: ...
 
 class UpdateAccountSettingsRequest(_message.Message):
     __slots__ = ("principal", "settings", "update_mask")

@@ -162,6 +162,11 @@ class AgentMemoryServiceStub:
                 request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryResponse.FromString,
                 _registered_method=True)
+        self.SummarizeMemories = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.AgentMemoryService/SummarizeMemories',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SummarizeMemoriesRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SummarizeMemoriesResponse.FromString,
+                _registered_method=True)
         self.GetAccountSettings = channel.unary_unary(
                 '/agentmemory.agent_memory.v1.AgentMemoryService/GetAccountSettings',
                 request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.GetAccountSettingsRequest.SerializeToString,
@@ -415,6 +420,19 @@ class AgentMemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SummarizeMemories(self, request, context):
+        """How many live memories (not deleted, superseded or expired) the caller
+        could see acting as each agent in agent_ids, per agent, scope and kind:
+        the account's memories, those agents' agent memories, and the user and
+        private memories of the principal's user (none without a user). What
+        the library page's overview lists; an agent with no live memory is not
+        in it. principal.agent_id is not needed. Errors: INVALID_ARGUMENT
+        (agent_ids).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetAccountSettings(self, request, context):
         """Errors: INVALID_ARGUMENT (principal.*).
         """
@@ -561,6 +579,11 @@ def add_AgentMemoryServiceServicer_to_server(servicer, server):
                     servicer.ExplainMemory,
                     request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryRequest.FromString,
                     response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryResponse.SerializeToString,
+            ),
+            'SummarizeMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.SummarizeMemories,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SummarizeMemoriesRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SummarizeMemoriesResponse.SerializeToString,
             ),
             'GetAccountSettings': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAccountSettings,
@@ -1178,6 +1201,33 @@ class AgentMemoryService:
             '/agentmemory.agent_memory.v1.AgentMemoryService/ExplainMemory',
             agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryRequest.SerializeToString,
             agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.ExplainMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SummarizeMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.AgentMemoryService/SummarizeMemories',
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SummarizeMemoriesRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_agent__memory__service__pb2.SummarizeMemoriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -78,7 +78,7 @@ RUN_RATING_THUMBS_UP: RunRating
 RUN_RATING_THUMBS_DOWN: RunRating
 
 class Suggestion(_message.Message):
-    __slots__ = ("id", "kind", "status", "key", "content", "memory_kind", "scope", "confidence", "source", "supersedes_memory_id", "superseded_content", "procedure_id", "memory_id", "agent_id", "user_id", "create_time", "decide_time", "decided_by")
+    __slots__ = ("id", "kind", "status", "key", "content", "memory_kind", "scope", "confidence", "source", "supersedes_memory_id", "superseded_content", "procedure_id", "memory_id", "agent_id", "user_id", "create_time", "decide_time", "decided_by", "stored_content")
     ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -97,6 +97,7 @@ class Suggestion(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     DECIDE_TIME_FIELD_NUMBER: _ClassVar[int]
     DECIDED_BY_FIELD_NUMBER: _ClassVar[int]
+    STORED_CONTENT_FIELD_NUMBER: _ClassVar[int]
     id: str
     kind: SuggestionKind
     status: SuggestionStatus
@@ -115,7 +116,8 @@ class Suggestion(_message.Message):
     create_time: _timestamp_pb2.Timestamp
     decide_time: _timestamp_pb2.Timestamp
     decided_by: _agent_memory_service_pb2.Author
-    def __init__(self, id: _Optional[str] = ..., kind: _Optional[_Union[SuggestionKind, str]] = ..., status: _Optional[_Union[SuggestionStatus, str]] = ..., key: _Optional[str] = ..., content: _Optional[str] = ..., memory_kind: _Optional[_Union[_agent_memory_service_pb2.MemoryKind, str]] = ..., scope: _Optional[_Union[_agent_memory_service_pb2.MemoryScope, str]] = ..., confidence: _Optional[float] = ..., source: _Optional[_Union[_agent_memory_service_pb2.Source, _Mapping]] = ..., supersedes_memory_id: _Optional[str] = ..., superseded_content: _Optional[str] = ..., procedure_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., user_id: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decide_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_by: _Optional[_Union[_agent_memory_service_pb2.Author, _Mapping]] = ...) -> None: ...
+    stored_content: str
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[_Union[SuggestionKind, str]] = ..., status: _Optional[_Union[SuggestionStatus, str]] = ..., key: _Optional[str] = ..., content: _Optional[str] = ..., memory_kind: _Optional[_Union[_agent_memory_service_pb2.MemoryKind, str]] = ..., scope: _Optional[_Union[_agent_memory_service_pb2.MemoryScope, str]] = ..., confidence: _Optional[float] = ..., source: _Optional[_Union[_agent_memory_service_pb2.Source, _Mapping]] = ..., supersedes_memory_id: _Optional[str] = ..., superseded_content: _Optional[str] = ..., procedure_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., user_id: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decide_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_by: _Optional[_Union[_agent_memory_service_pb2.Author, _Mapping]] = ..., stored_content: _Optional[str] = ...) -> None: ...
 
 class ProcedureStep(_message.Message):
     __slots__ = ("tool_name", "arguments", "status", "result")

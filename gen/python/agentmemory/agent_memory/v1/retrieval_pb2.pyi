@@ -488,3 +488,33 @@ class RecordEpisodeResponse(_message.Message):
     episode: ContextEpisode
     sentences: int
     def __init__(self, episode: _Optional[_Union[ContextEpisode, _Mapping]] = ..., sentences: _Optional[int] = ...) -> None: ...
+
+class RetrieveRelevantMemoriesRequest(_message.Message):
+    __slots__ = ("principal", "semantic_query", "token_budget", "run_id", "thread_id", "exclude_memory_ids")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    SEMANTIC_QUERY_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDE_MEMORY_IDS_FIELD_NUMBER: _ClassVar[int]
+    principal: _principal_pb2.Principal
+    semantic_query: str
+    token_budget: int
+    run_id: str
+    thread_id: str
+    exclude_memory_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., semantic_query: _Optional[str] = ..., token_budget: _Optional[int] = ..., run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., exclude_memory_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RetrieveRelevantMemoriesResponse(_message.Message):
+    __slots__ = ("receipt_id", "memories", "superseded_hidden_count", "compilation", "rendered")
+    RECEIPT_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_HIDDEN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    COMPILATION_FIELD_NUMBER: _ClassVar[int]
+    RENDERED_FIELD_NUMBER: _ClassVar[int]
+    receipt_id: str
+    memories: _containers.RepeatedCompositeFieldContainer[ContextMemory]
+    superseded_hidden_count: int
+    compilation: Compilation
+    rendered: str
+    def __init__(self, receipt_id: _Optional[str] = ..., memories: _Optional[_Iterable[_Union[ContextMemory, _Mapping]]] = ..., superseded_hidden_count: _Optional[int] = ..., compilation: _Optional[_Union[Compilation, _Mapping]] = ..., rendered: _Optional[str] = ...) -> None: ...

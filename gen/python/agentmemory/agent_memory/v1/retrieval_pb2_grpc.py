@@ -39,6 +39,8 @@ class RetrievalServiceStub:
     Errors common to every call: INVALID_ARGUMENT naming the field (reason
     INVALID_FIELD), FAILED_PRECONDITION (reason MEMORY_DISABLED) when the
     account turned memory off, UNAVAILABLE (POSTGRES_UNAVAILABLE).
+    `principal.agent_id` may be empty on every call here: such a principal sees
+    the account's memories and its user's (seed 002 without applicationId).
     """
 
     def __init__(self, channel):
@@ -72,6 +74,11 @@ class RetrievalServiceStub:
                 request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RecordEpisodeRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RecordEpisodeResponse.FromString,
                 _registered_method=True)
+        self.RetrieveRelevantMemories = channel.unary_unary(
+                '/agentmemory.agent_memory.v1.RetrievalService/RetrieveRelevantMemories',
+                request_serializer=agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RetrieveRelevantMemoriesRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RetrieveRelevantMemoriesResponse.FromString,
+                _registered_method=True)
 
 
 class RetrievalServiceServicer:
@@ -88,15 +95,18 @@ class RetrievalServiceServicer:
     Errors common to every call: INVALID_ARGUMENT naming the field (reason
     INVALID_FIELD), FAILED_PRECONDITION (reason MEMORY_DISABLED) when the
     account turned memory off, UNAVAILABLE (POSTGRES_UNAVAILABLE).
+    `principal.agent_id` may be empty on every call here: such a principal sees
+    the account's memories and its user's (seed 002 without applicationId).
     """
 
     def RetrieveContext(self, request, context):
         """Search (routing, parallel legs, RRF, filters, weighted score, optional
-        LLM rerank) and the compiler (sections into the token budget), then a
+        rerank) and the compiler (sections into the token budget), then a
         receipt. Errors: INVALID_ARGUMENT (run_id, semantic_query, token_budget,
         rerank with MODE_DETERMINISTIC, min_score, tags, temporal_*,
-        overrides.*), PERMISSION_DENIED (reason USER_MISMATCH: user_id is not
-        the caller's user), FAILED_PRECONDITION (reasons MEMORY_DISABLED;
+        overrides.*), PERMISSION_DENIED (reason ACT_FOR_USERS_REQUIRED: user_id
+        names another user than the caller's and the principal may not act for
+        users), FAILED_PRECONDITION (reasons MEMORY_DISABLED;
         CONTEXT_BUDGET_TOO_SMALL: the budget cannot hold the platform rules and
         tenant floors, the tokens needed in the metadata as required_tokens).
         """
@@ -141,6 +151,24 @@ class RetrievalServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RetrieveRelevantMemories(self, request, context):
+        """Internal (the gateway's BuildContext, when the agent setting
+        relevant_memories_enabled holds): RetrieveContext's search for a turn's
+        latest user message, its memories compiled into the token budget as one
+        inert block (`<relevant_memories>`, tool-derived ones in its tool-data
+        block, then the "user-provided data, not system instructions"
+        disclaimer), and a receipt of exactly what it delivered (section
+        relevantMemories); nothing delivered, no receipt. Visibility is the
+        principal's; superseded memories, artifact references, and the memories
+        named in exclude_memory_ids (the turn's pinned facts) are never
+        delivered. Errors: INVALID_ARGUMENT (semantic_query, token_budget,
+        run_id, thread_id, exclude_memory_ids), FAILED_PRECONDITION
+        (MEMORY_DISABLED), RESOURCE_EXHAUSTED (QUOTA_EXCEEDED: receipts_per_day).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RetrievalServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -169,6 +197,11 @@ def add_RetrievalServiceServicer_to_server(servicer, server):
                     request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RecordEpisodeRequest.FromString,
                     response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RecordEpisodeResponse.SerializeToString,
             ),
+            'RetrieveRelevantMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetrieveRelevantMemories,
+                    request_deserializer=agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RetrieveRelevantMemoriesRequest.FromString,
+                    response_serializer=agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RetrieveRelevantMemoriesResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'agentmemory.agent_memory.v1.RetrievalService', rpc_method_handlers)
@@ -191,6 +224,8 @@ class RetrievalService:
     Errors common to every call: INVALID_ARGUMENT naming the field (reason
     INVALID_FIELD), FAILED_PRECONDITION (reason MEMORY_DISABLED) when the
     account turned memory off, UNAVAILABLE (POSTGRES_UNAVAILABLE).
+    `principal.agent_id` may be empty on every call here: such a principal sees
+    the account's memories and its user's (seed 002 without applicationId).
     """
 
     @staticmethod
@@ -318,6 +353,33 @@ class RetrievalService:
             '/agentmemory.agent_memory.v1.RetrievalService/RecordEpisode',
             agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RecordEpisodeRequest.SerializeToString,
             agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RecordEpisodeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetrieveRelevantMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.agent_memory.v1.RetrievalService/RetrieveRelevantMemories',
+            agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RetrieveRelevantMemoriesRequest.SerializeToString,
+            agentmemory_dot_agent__memory_dot_v1_dot_retrieval__pb2.RetrieveRelevantMemoriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -24,19 +24,19 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%agentmemory/common/v1/principal.proto\x12\x15\x61gentmemory.common.v1\"\x95\x01\n\tPrincipal\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\x12\x13\n\x0b\x65nvironment\x18\x04 \x01(\t\x12\x0e\n\x06key_id\x18\x05 \x01(\t\x12,\n\x04role\x18\x06 \x01(\x0e\x32\x1e.agentmemory.common.v1.KeyRole*b\n\x07KeyRole\x12\x18\n\x14KEY_ROLE_UNSPECIFIED\x10\x00\x12\x12\n\x0eKEY_ROLE_AGENT\x10\x01\x12\x12\n\x0eKEY_ROLE_ADMIN\x10\x02\x12\x15\n\x11KEY_ROLE_OPERATOR\x10\x03*N\n\x07Surface\x12\x17\n\x13SURFACE_UNSPECIFIED\x10\x00\x12\x11\n\rSURFACE_AGENT\x10\x01\x12\x17\n\x13SURFACE_MCP_GATEWAY\x10\x02*?\n\nCapability\x12\x1a\n\x16\x43\x41PABILITY_UNSPECIFIED\x10\x00\x12\x15\n\x11\x43\x41PABILITY_MEMORY\x10\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%agentmemory/common/v1/principal.proto\x12\x15\x61gentmemory.common.v1\"\xac\x01\n\tPrincipal\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\x12\x13\n\x0b\x65nvironment\x18\x04 \x01(\t\x12\x0e\n\x06key_id\x18\x05 \x01(\t\x12,\n\x04role\x18\x06 \x01(\x0e\x32\x1e.agentmemory.common.v1.KeyRole\x12\x15\n\ract_for_users\x18\x07 \x01(\x08*b\n\x07KeyRole\x12\x18\n\x14KEY_ROLE_UNSPECIFIED\x10\x00\x12\x12\n\x0eKEY_ROLE_AGENT\x10\x01\x12\x12\n\x0eKEY_ROLE_ADMIN\x10\x02\x12\x15\n\x11KEY_ROLE_OPERATOR\x10\x03*N\n\x07Surface\x12\x17\n\x13SURFACE_UNSPECIFIED\x10\x00\x12\x11\n\rSURFACE_AGENT\x10\x01\x12\x17\n\x13SURFACE_MCP_GATEWAY\x10\x02*?\n\nCapability\x12\x1a\n\x16\x43\x41PABILITY_UNSPECIFIED\x10\x00\x12\x15\n\x11\x43\x41PABILITY_MEMORY\x10\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentmemory.common.v1.principal_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_KEYROLE']._serialized_start=216
-  _globals['_KEYROLE']._serialized_end=314
-  _globals['_SURFACE']._serialized_start=316
-  _globals['_SURFACE']._serialized_end=394
-  _globals['_CAPABILITY']._serialized_start=396
-  _globals['_CAPABILITY']._serialized_end=459
+  _globals['_KEYROLE']._serialized_start=239
+  _globals['_KEYROLE']._serialized_end=337
+  _globals['_SURFACE']._serialized_start=339
+  _globals['_SURFACE']._serialized_end=417
+  _globals['_CAPABILITY']._serialized_start=419
+  _globals['_CAPABILITY']._serialized_end=482
   _globals['_PRINCIPAL']._serialized_start=65
-  _globals['_PRINCIPAL']._serialized_end=214
+  _globals['_PRINCIPAL']._serialized_end=237
 # @@protoc_insertion_point(module_scope)

@@ -33,17 +33,19 @@ CAPABILITY_UNSPECIFIED: Capability
 CAPABILITY_MEMORY: Capability
 
 class Principal(_message.Message):
-    __slots__ = ("account_id", "agent_id", "user_id", "environment", "key_id", "role")
+    __slots__ = ("account_id", "agent_id", "user_id", "environment", "key_id", "role", "act_for_users")
     ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
     KEY_ID_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
+    ACT_FOR_USERS_FIELD_NUMBER: _ClassVar[int]
     account_id: str
     agent_id: str
     user_id: str
     environment: str
     key_id: str
     role: KeyRole
-    def __init__(self, account_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., user_id: _Optional[str] = ..., environment: _Optional[str] = ..., key_id: _Optional[str] = ..., role: _Optional[_Union[KeyRole, str]] = ...) -> None: ...
+    act_for_users: bool
+    def __init__(self, account_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., user_id: _Optional[str] = ..., environment: _Optional[str] = ..., key_id: _Optional[str] = ..., role: _Optional[_Union[KeyRole, str]] = ..., act_for_users: _Optional[bool] = ...) -> None: ...

@@ -27,7 +27,7 @@ from agentmemory.common.v1 import principal_pb2 as agentmemory_dot_common_dot_v1
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n,agentmemory/gateway/v1/gateway_service.proto\x12\x16\x61gentmemory.gateway.v1\x1a#agentmemory/common/v1/message.proto\x1a%agentmemory/common/v1/principal.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xae\x01\n\x06\x43\x61ller\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x13\n\x0b\x65nvironment\x18\x03 \x01(\t\x12/\n\x07surface\x18\x04 \x01(\x0e\x32\x1e.agentmemory.common.v1.Surface\x12;\n\x0c\x63\x61pabilities\x18\x05 \x03(\x0e\x32!.agentmemory.common.v1.CapabilityB\x02\x18\x01\"\xbe\x01\n\x15\x41ppendMessagesRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\x12\x30\n\x0fthread_metadata\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\")\n\x16\x41ppendMessagesResponse\x12\x0f\n\x07offsets\x18\x01 \x03(\x03\"\x97\x01\n\x0e\x43ontextMessage\x12)\n\x04role\x18\x01 \x01(\x0e\x32\x1b.agentmemory.common.v1.Role\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x33\n\ntool_calls\x18\x03 \x03(\x0b\x32\x1f.agentmemory.common.v1.ToolCall\x12\x14\n\x0ctool_call_id\x18\x04 \x01(\t\"`\n\x0eToolDefinition\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12+\n\nparameters\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xbb\x01\n\x13\x42uildContextRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x30\n\x0fthread_metadata\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x11\n\tdelegated\x18\x04 \x01(\x08\x12\x0c\n\x04task\x18\x05 \x01(\t\x12\x0e\n\x06run_id\x18\x06 \x01(\t\"\x87\x01\n\x14\x42uildContextResponse\x12\x38\n\x08messages\x18\x01 \x03(\x0b\x32&.agentmemory.gateway.v1.ContextMessage\x12\x35\n\x05tools\x18\x02 \x03(\x0b\x32&.agentmemory.gateway.v1.ToolDefinition\"B\n\x10ListToolsRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\"J\n\x11ListToolsResponse\x12\x35\n\x05tools\x18\x01 \x03(\x0b\x32&.agentmemory.gateway.v1.ToolDefinition\"\xa7\x01\n\x0f\x43\x61llToolRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12*\n\targuments\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\nrequest_id\x18\x05 \x01(\t\"M\n\x10\x43\x61llToolResponse\x12\'\n\x06result\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08is_error\x18\x02 \x01(\x08\"\x83\x01\n\x13UpdateThreadRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12)\n\x08metadata\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"A\n\x14UpdateThreadResponse\x12)\n\x08metadata\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\"X\n\x13\x44\x65leteThreadRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\"\x16\n\x14\x44\x65leteThreadResponse\"W\n\x12PurgeThreadRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\"\x15\n\x13PurgeThreadResponse2\xeb\x05\n\x0eGatewayService\x12o\n\x0e\x41ppendMessages\x12-.agentmemory.gateway.v1.AppendMessagesRequest\x1a..agentmemory.gateway.v1.AppendMessagesResponse\x12i\n\x0c\x42uildContext\x12+.agentmemory.gateway.v1.BuildContextRequest\x1a,.agentmemory.gateway.v1.BuildContextResponse\x12`\n\tListTools\x12(.agentmemory.gateway.v1.ListToolsRequest\x1a).agentmemory.gateway.v1.ListToolsResponse\x12]\n\x08\x43\x61llTool\x12\'.agentmemory.gateway.v1.CallToolRequest\x1a(.agentmemory.gateway.v1.CallToolResponse\x12i\n\x0cUpdateThread\x12+.agentmemory.gateway.v1.UpdateThreadRequest\x1a,.agentmemory.gateway.v1.UpdateThreadResponse\x12i\n\x0c\x44\x65leteThread\x12+.agentmemory.gateway.v1.DeleteThreadRequest\x1a,.agentmemory.gateway.v1.DeleteThreadResponse\x12\x66\n\x0bPurgeThread\x12*.agentmemory.gateway.v1.PurgeThreadRequest\x1a+.agentmemory.gateway.v1.PurgeThreadResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n,agentmemory/gateway/v1/gateway_service.proto\x12\x16\x61gentmemory.gateway.v1\x1a#agentmemory/common/v1/message.proto\x1a%agentmemory/common/v1/principal.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xae\x01\n\x06\x43\x61ller\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x13\n\x0b\x65nvironment\x18\x03 \x01(\t\x12/\n\x07surface\x18\x04 \x01(\x0e\x32\x1e.agentmemory.common.v1.Surface\x12;\n\x0c\x63\x61pabilities\x18\x05 \x03(\x0e\x32!.agentmemory.common.v1.CapabilityB\x02\x18\x01\"\xbe\x01\n\x15\x41ppendMessagesRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.agentmemory.common.v1.Message\x12\x30\n\x0fthread_metadata\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\")\n\x16\x41ppendMessagesResponse\x12\x0f\n\x07offsets\x18\x01 \x03(\x03\"\x97\x01\n\x0e\x43ontextMessage\x12)\n\x04role\x18\x01 \x01(\x0e\x32\x1b.agentmemory.common.v1.Role\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x33\n\ntool_calls\x18\x03 \x03(\x0b\x32\x1f.agentmemory.common.v1.ToolCall\x12\x14\n\x0ctool_call_id\x18\x04 \x01(\t\"`\n\x0eToolDefinition\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12+\n\nparameters\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xbb\x01\n\x13\x42uildContextRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x30\n\x0fthread_metadata\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x11\n\tdelegated\x18\x04 \x01(\x08\x12\x0c\n\x04task\x18\x05 \x01(\t\x12\x0e\n\x06run_id\x18\x06 \x01(\t\"\xff\x01\n\x14\x42uildContextResponse\x12\x38\n\x08messages\x18\x01 \x03(\x0b\x32&.agentmemory.gateway.v1.ContextMessage\x12\x35\n\x05tools\x18\x02 \x03(\x0b\x32&.agentmemory.gateway.v1.ToolDefinition\x12P\n\x18relevant_memories_status\x18\x03 \x01(\x0e\x32..agentmemory.gateway.v1.RelevantMemoriesStatus\x12$\n\x1crelevant_memories_receipt_id\x18\x04 \x01(\t\"B\n\x10ListToolsRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\"Z\n\x11ListToolsResponse\x12\x35\n\x05tools\x18\x01 \x03(\x0b\x32&.agentmemory.gateway.v1.ToolDefinition\x12\x0e\n\x06notice\x18\x02 \x01(\t\"\xa7\x01\n\x0f\x43\x61llToolRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12*\n\targuments\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\nrequest_id\x18\x05 \x01(\t\"M\n\x10\x43\x61llToolResponse\x12\'\n\x06result\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08is_error\x18\x02 \x01(\x08\"\x83\x01\n\x13UpdateThreadRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12)\n\x08metadata\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"A\n\x14UpdateThreadResponse\x12)\n\x08metadata\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\"X\n\x13\x44\x65leteThreadRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\"\x16\n\x14\x44\x65leteThreadResponse\"W\n\x12PurgeThreadRequest\x12.\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x1e.agentmemory.gateway.v1.Caller\x12\x11\n\tthread_id\x18\x02 \x01(\t\"\x15\n\x13PurgeThreadResponse*\xa9\x02\n\x16RelevantMemoriesStatus\x12(\n$RELEVANT_MEMORIES_STATUS_UNSPECIFIED\x10\x00\x12 \n\x1cRELEVANT_MEMORIES_STATUS_OFF\x10\x01\x12&\n\"RELEVANT_MEMORIES_STATUS_DELIVERED\x10\x02\x12!\n\x1dRELEVANT_MEMORIES_STATUS_NONE\x10\x03\x12&\n\"RELEVANT_MEMORIES_STATUS_TIMED_OUT\x10\x04\x12+\n\'RELEVANT_MEMORIES_STATUS_QUOTA_EXCEEDED\x10\x05\x12#\n\x1fRELEVANT_MEMORIES_STATUS_FAILED\x10\x06\x32\xeb\x05\n\x0eGatewayService\x12o\n\x0e\x41ppendMessages\x12-.agentmemory.gateway.v1.AppendMessagesRequest\x1a..agentmemory.gateway.v1.AppendMessagesResponse\x12i\n\x0c\x42uildContext\x12+.agentmemory.gateway.v1.BuildContextRequest\x1a,.agentmemory.gateway.v1.BuildContextResponse\x12`\n\tListTools\x12(.agentmemory.gateway.v1.ListToolsRequest\x1a).agentmemory.gateway.v1.ListToolsResponse\x12]\n\x08\x43\x61llTool\x12\'.agentmemory.gateway.v1.CallToolRequest\x1a(.agentmemory.gateway.v1.CallToolResponse\x12i\n\x0cUpdateThread\x12+.agentmemory.gateway.v1.UpdateThreadRequest\x1a,.agentmemory.gateway.v1.UpdateThreadResponse\x12i\n\x0c\x44\x65leteThread\x12+.agentmemory.gateway.v1.DeleteThreadRequest\x1a,.agentmemory.gateway.v1.DeleteThreadResponse\x12\x66\n\x0bPurgeThread\x12*.agentmemory.gateway.v1.PurgeThreadRequest\x1a+.agentmemory.gateway.v1.PurgeThreadResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,6 +36,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CALLER'].fields_by_name['capabilities']._loaded_options = None
   _globals['_CALLER'].fields_by_name['capabilities']._serialized_options = b'\030\001'
+  _globals['_RELEVANTMEMORIESSTATUS']._serialized_start=2128
+  _globals['_RELEVANTMEMORIESSTATUS']._serialized_end=2425
   _globals['_CALLER']._serialized_start=179
   _globals['_CALLER']._serialized_end=353
   _globals['_APPENDMESSAGESREQUEST']._serialized_start=356
@@ -49,27 +51,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_BUILDCONTEXTREQUEST']._serialized_start=844
   _globals['_BUILDCONTEXTREQUEST']._serialized_end=1031
   _globals['_BUILDCONTEXTRESPONSE']._serialized_start=1034
-  _globals['_BUILDCONTEXTRESPONSE']._serialized_end=1169
-  _globals['_LISTTOOLSREQUEST']._serialized_start=1171
-  _globals['_LISTTOOLSREQUEST']._serialized_end=1237
-  _globals['_LISTTOOLSRESPONSE']._serialized_start=1239
-  _globals['_LISTTOOLSRESPONSE']._serialized_end=1313
-  _globals['_CALLTOOLREQUEST']._serialized_start=1316
-  _globals['_CALLTOOLREQUEST']._serialized_end=1483
-  _globals['_CALLTOOLRESPONSE']._serialized_start=1485
-  _globals['_CALLTOOLRESPONSE']._serialized_end=1562
-  _globals['_UPDATETHREADREQUEST']._serialized_start=1565
-  _globals['_UPDATETHREADREQUEST']._serialized_end=1696
-  _globals['_UPDATETHREADRESPONSE']._serialized_start=1698
-  _globals['_UPDATETHREADRESPONSE']._serialized_end=1763
-  _globals['_DELETETHREADREQUEST']._serialized_start=1765
-  _globals['_DELETETHREADREQUEST']._serialized_end=1853
-  _globals['_DELETETHREADRESPONSE']._serialized_start=1855
-  _globals['_DELETETHREADRESPONSE']._serialized_end=1877
-  _globals['_PURGETHREADREQUEST']._serialized_start=1879
-  _globals['_PURGETHREADREQUEST']._serialized_end=1966
-  _globals['_PURGETHREADRESPONSE']._serialized_start=1968
-  _globals['_PURGETHREADRESPONSE']._serialized_end=1989
-  _globals['_GATEWAYSERVICE']._serialized_start=1992
-  _globals['_GATEWAYSERVICE']._serialized_end=2739
+  _globals['_BUILDCONTEXTRESPONSE']._serialized_end=1289
+  _globals['_LISTTOOLSREQUEST']._serialized_start=1291
+  _globals['_LISTTOOLSREQUEST']._serialized_end=1357
+  _globals['_LISTTOOLSRESPONSE']._serialized_start=1359
+  _globals['_LISTTOOLSRESPONSE']._serialized_end=1449
+  _globals['_CALLTOOLREQUEST']._serialized_start=1452
+  _globals['_CALLTOOLREQUEST']._serialized_end=1619
+  _globals['_CALLTOOLRESPONSE']._serialized_start=1621
+  _globals['_CALLTOOLRESPONSE']._serialized_end=1698
+  _globals['_UPDATETHREADREQUEST']._serialized_start=1701
+  _globals['_UPDATETHREADREQUEST']._serialized_end=1832
+  _globals['_UPDATETHREADRESPONSE']._serialized_start=1834
+  _globals['_UPDATETHREADRESPONSE']._serialized_end=1899
+  _globals['_DELETETHREADREQUEST']._serialized_start=1901
+  _globals['_DELETETHREADREQUEST']._serialized_end=1989
+  _globals['_DELETETHREADRESPONSE']._serialized_start=1991
+  _globals['_DELETETHREADRESPONSE']._serialized_end=2013
+  _globals['_PURGETHREADREQUEST']._serialized_start=2015
+  _globals['_PURGETHREADREQUEST']._serialized_end=2102
+  _globals['_PURGETHREADRESPONSE']._serialized_start=2104
+  _globals['_PURGETHREADRESPONSE']._serialized_end=2125
+  _globals['_GATEWAYSERVICE']._serialized_start=2428
+  _globals['_GATEWAYSERVICE']._serialized_end=3175
 # @@protoc_insertion_point(module_scope)

@@ -2,12 +2,30 @@ from agentmemory.common.v1 import message_pb2 as _message_pb2
 from agentmemory.common.v1 import principal_pb2 as _principal_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class RelevantMemoriesStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RELEVANT_MEMORIES_STATUS_UNSPECIFIED: _ClassVar[RelevantMemoriesStatus]
+    RELEVANT_MEMORIES_STATUS_OFF: _ClassVar[RelevantMemoriesStatus]
+    RELEVANT_MEMORIES_STATUS_DELIVERED: _ClassVar[RelevantMemoriesStatus]
+    RELEVANT_MEMORIES_STATUS_NONE: _ClassVar[RelevantMemoriesStatus]
+    RELEVANT_MEMORIES_STATUS_TIMED_OUT: _ClassVar[RelevantMemoriesStatus]
+    RELEVANT_MEMORIES_STATUS_QUOTA_EXCEEDED: _ClassVar[RelevantMemoriesStatus]
+    RELEVANT_MEMORIES_STATUS_FAILED: _ClassVar[RelevantMemoriesStatus]
+RELEVANT_MEMORIES_STATUS_UNSPECIFIED: RelevantMemoriesStatus
+RELEVANT_MEMORIES_STATUS_OFF: RelevantMemoriesStatus
+RELEVANT_MEMORIES_STATUS_DELIVERED: RelevantMemoriesStatus
+RELEVANT_MEMORIES_STATUS_NONE: RelevantMemoriesStatus
+RELEVANT_MEMORIES_STATUS_TIMED_OUT: RelevantMemoriesStatus
+RELEVANT_MEMORIES_STATUS_QUOTA_EXCEEDED: RelevantMemoriesStatus
+RELEVANT_MEMORIES_STATUS_FAILED: RelevantMemoriesStatus
 
 class Caller(_message.Message):
     __slots__ = ("agent_id", "user_id", "environment", "surface", "capabilities")
@@ -80,12 +98,16 @@ class BuildContextRequest(_message.Message):
     def __init__(self, caller: _Optional[_Union[Caller, _Mapping]] = ..., thread_id: _Optional[str] = ..., thread_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., delegated: _Optional[bool] = ..., task: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
 
 class BuildContextResponse(_message.Message):
-    __slots__ = ("messages", "tools")
+    __slots__ = ("messages", "tools", "relevant_memories_status", "relevant_memories_receipt_id")
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
+    RELEVANT_MEMORIES_STATUS_FIELD_NUMBER: _ClassVar[int]
+    RELEVANT_MEMORIES_RECEIPT_ID_FIELD_NUMBER: _ClassVar[int]
     messages: _containers.RepeatedCompositeFieldContainer[ContextMessage]
     tools: _containers.RepeatedCompositeFieldContainer[ToolDefinition]
-    def __init__(self, messages: _Optional[_Iterable[_Union[ContextMessage, _Mapping]]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ...) -> None: ...
+    relevant_memories_status: RelevantMemoriesStatus
+    relevant_memories_receipt_id: str
+    def __init__(self, messages: _Optional[_Iterable[_Union[ContextMessage, _Mapping]]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., relevant_memories_status: _Optional[_Union[RelevantMemoriesStatus, str]] = ..., relevant_memories_receipt_id: _Optional[str] = ...) -> None: ...
 
 class ListToolsRequest(_message.Message):
     __slots__ = ("caller",)
@@ -94,10 +116,12 @@ class ListToolsRequest(_message.Message):
     def __init__(self, caller: _Optional[_Union[Caller, _Mapping]] = ...) -> None: ...
 
 class ListToolsResponse(_message.Message):
-    __slots__ = ("tools",)
+    __slots__ = ("tools", "notice")
     TOOLS_FIELD_NUMBER: _ClassVar[int]
+    NOTICE_FIELD_NUMBER: _ClassVar[int]
     tools: _containers.RepeatedCompositeFieldContainer[ToolDefinition]
-    def __init__(self, tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ...) -> None: ...
+    notice: str
+    def __init__(self, tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., notice: _Optional[str] = ...) -> None: ...
 
 class CallToolRequest(_message.Message):
     __slots__ = ("caller", "thread_id", "tool_name", "arguments", "request_id")

@@ -87,7 +87,9 @@ class GatewayServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def BuildContext(self, request, context):
-        """The ordered conversation for one turn: pinned facts, summary, window.
+        """The ordered conversation for one turn: pinned facts, relevant memories
+        (when the agent setting relevant_memories_enabled holds), records of
+        past runs, summary, window.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -234,6 +234,20 @@ class ExplainMemoryResponse(_message.Message):
     supersedes: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, memory: _Optional[_Union[_agent_memory_service_pb2.Entry, _Mapping]] = ..., versions: _Optional[_Iterable[_Union[_agent_memory_service_pb2.MemoryVersion, _Mapping]]] = ..., audit: _Optional[_Iterable[_Union[_agent_memory_service_pb2.AuditRecord, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class SummarizeMemoriesRequest(_message.Message):
+    __slots__ = ("caller", "agent_ids")
+    CALLER_FIELD_NUMBER: _ClassVar[int]
+    AGENT_IDS_FIELD_NUMBER: _ClassVar[int]
+    caller: _gateway_service_pb2.Caller
+    agent_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, caller: _Optional[_Union[_gateway_service_pb2.Caller, _Mapping]] = ..., agent_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SummarizeMemoriesResponse(_message.Message):
+    __slots__ = ("counts",)
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.RepeatedCompositeFieldContainer[_agent_memory_service_pb2.MemoryCount]
+    def __init__(self, counts: _Optional[_Iterable[_Union[_agent_memory_service_pb2.MemoryCount, _Mapping]]] = ...) -> None: ...
+
 class GetAccountSettingsRequest(_message.Message):
     __slots__ = ("caller",)
     CALLER_FIELD_NUMBER: _ClassVar[int]
@@ -241,10 +255,12 @@ class GetAccountSettingsRequest(_message.Message):
     def __init__(self, caller: _Optional[_Union[_gateway_service_pb2.Caller, _Mapping]] = ...) -> None: ...
 
 class GetAccountSettingsResponse(_message.Message):
-    __slots__ = ("settings",)
+    __slots__ = ("settings", "usage")
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     settings: _agent_memory_service_pb2.AccountSettings
-    def __init__(self, settings: _Optional[_Union[_agent_memory_service_pb2.AccountSettings, _Mapping]] = ...) -> None: ...
+    usage: _agent_memory_service_pb2.AccountUsage
+    def __init__(self, settings: _Optional[_Union[_agent_memory_service_pb2.AccountSettings, _Mapping]] = ..., usage: _Optional[_Union[_agent_memory_service_pb2.AccountUsage, _Mapping]] = ...) -> None: ...
 
 class UpdateAccountSettingsRequest(_message.Message):
     __slots__ = ("caller", "settings", "update_mask")

@@ -111,6 +111,11 @@ class MemoryLibraryServiceStub:
                 request_serializer=agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.ExplainMemoryRequest.SerializeToString,
                 response_deserializer=agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.ExplainMemoryResponse.FromString,
                 _registered_method=True)
+        self.SummarizeMemories = channel.unary_unary(
+                '/agentmemory.gateway.v1.MemoryLibraryService/SummarizeMemories',
+                request_serializer=agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.SummarizeMemoriesRequest.SerializeToString,
+                response_deserializer=agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.SummarizeMemoriesResponse.FromString,
+                _registered_method=True)
         self.GetAccountSettings = channel.unary_unary(
                 '/agentmemory.gateway.v1.MemoryLibraryService/GetAccountSettings',
                 request_serializer=agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.GetAccountSettingsRequest.SerializeToString,
@@ -251,6 +256,19 @@ class MemoryLibraryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SummarizeMemories(self, request, context):
+        """How many live memories the caller could see acting as each agent it may
+        act as, per agent, scope and kind: the account's memories, every such
+        agent's agent memories, and the user and private memories of the
+        caller's user (none without a user). An agent with no live memory is not
+        listed. caller.agent_id is optional. PERMISSION_DENIED
+        (AGENT_NOT_ALLOWED) for an agent in agent_ids the credential may not act
+        as.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetAccountSettings(self, request, context):
         """No errors of its own.
         """
@@ -343,6 +361,11 @@ def add_MemoryLibraryServiceServicer_to_server(servicer, server):
                     servicer.ExplainMemory,
                     request_deserializer=agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.ExplainMemoryRequest.FromString,
                     response_serializer=agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.ExplainMemoryResponse.SerializeToString,
+            ),
+            'SummarizeMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.SummarizeMemories,
+                    request_deserializer=agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.SummarizeMemoriesRequest.FromString,
+                    response_serializer=agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.SummarizeMemoriesResponse.SerializeToString,
             ),
             'GetAccountSettings': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAccountSettings,
@@ -706,6 +729,33 @@ class MemoryLibraryService:
             '/agentmemory.gateway.v1.MemoryLibraryService/ExplainMemory',
             agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.ExplainMemoryRequest.SerializeToString,
             agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.ExplainMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SummarizeMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentmemory.gateway.v1.MemoryLibraryService/SummarizeMemories',
+            agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.SummarizeMemoriesRequest.SerializeToString,
+            agentmemory_dot_gateway_dot_v1_dot_memory__library__service__pb2.SummarizeMemoriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

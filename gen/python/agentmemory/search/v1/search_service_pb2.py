@@ -27,39 +27,39 @@ from agentmemory.common.v1 import principal_pb2 as agentmemory_dot_common_dot_v1
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*agentmemory/search/v1/search_service.proto\x12\x15\x61gentmemory.search.v1\x1a#agentmemory/common/v1/message.proto\x1a%agentmemory/common/v1/principal.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb2\x02\n\x15SearchMessagesRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12/\n\x07surface\x18\x02 \x01(\x0e\x32\x1e.agentmemory.common.v1.Surface\x12\r\n\x05query\x18\x03 \x01(\t\x12+\n\x05scope\x18\x04 \x01(\x0e\x32\x1c.agentmemory.search.v1.Scope\x12\x11\n\tthread_id\x18\x05 \x01(\t\x12\r\n\x05limit\x18\x06 \x01(\x05\x12\x16\n\tsummarize\x18\x07 \x01(\x08H\x00\x88\x01\x01\x12/\n\x04mode\x18\x08 \x01(\x0e\x32!.agentmemory.search.v1.SearchModeB\x0c\n\n_summarize\"\xbd\x01\n\tSearchHit\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x12\n\nmessage_id\x18\x02 \x01(\t\x12\x0e\n\x06offset\x18\x03 \x01(\x03\x12)\n\x04role\x18\x04 \x01(\x0e\x32\x1b.agentmemory.common.v1.Role\x12\x0f\n\x07snippet\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05score\x18\x07 \x01(\x01\"K\n\x12ThreadMatchSummary\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x0f\n\x07summary\x18\x02 \x01(\t\x12\x11\n\tgenerator\x18\x03 \x01(\t\"\x98\x01\n\x16SearchMessagesResponse\x12.\n\x04hits\x18\x01 \x03(\x0b\x32 .agentmemory.search.v1.SearchHit\x12<\n\tsummaries\x18\x02 \x03(\x0b\x32).agentmemory.search.v1.ThreadMatchSummary\x12\x10\n\x08\x66\x61llback\x18\x03 \x01(\x08\"\xc4\x01\n\x13ViewToolCallRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12/\n\x07surface\x18\x02 \x01(\x0e\x32\x1e.agentmemory.common.v1.Surface\x12\x14\n\x0ctool_call_id\x18\x03 \x01(\t\x12\x11\n\tthread_id\x18\x04 \x01(\t\x12\x0e\n\x06offset\x18\x05 \x01(\x03\x12\x0e\n\x06length\x18\x06 \x01(\x05\"_\n\x14ViewToolCallResponse\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x12\n\ntotal_size\x18\x02 \x01(\x03\x12\x13\n\x0bnext_offset\x18\x03 \x01(\x03\x12\x10\n\x08has_more\x18\x04 \x01(\x08\"\x1b\n\x19\x44\x65scribeProjectionRequest\"\x95\x01\n\x0fShardProjection\x12\r\n\x05shard\x18\x01 \x01(\x05\x12\x1a\n\x12projected_sequence\x18\x02 \x01(\x03\x12\x18\n\x10journal_sequence\x18\x03 \x01(\x03\x12\x0b\n\x03lag\x18\x04 \x01(\x03\x12\x19\n\x11\x65mbedded_sequence\x18\x05 \x01(\x03\x12\x15\n\rembedding_lag\x18\x06 \x01(\x03\"\xd1\x01\n\x1a\x44\x65scribeProjectionResponse\x12\x36\n\x06shards\x18\x01 \x03(\x0b\x32&.agentmemory.search.v1.ShardProjection\x12\x0b\n\x03lag\x18\x02 \x01(\x03\x12\x0e\n\x06\x65ngine\x18\x03 \x01(\t\x12\x1a\n\x12projected_messages\x18\x04 \x01(\x03\x12\x10\n\x08\x65mbedder\x18\x05 \x01(\t\x12\x15\n\rembedding_lag\x18\x06 \x01(\x03\x12\x19\n\x11\x65mbedded_messages\x18\x07 \x01(\x03\"\\\n\x12PurgeThreadRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"\x15\n\x13PurgeThreadResponse*Z\n\nSearchMode\x12\x1b\n\x17SEARCH_MODE_UNSPECIFIED\x10\x00\x12\x17\n\x13SEARCH_MODE_KEYWORD\x10\x01\x12\x16\n\x12SEARCH_MODE_HYBRID\x10\x02*O\n\x05Scope\x12\x15\n\x11SCOPE_UNSPECIFIED\x10\x00\x12\x18\n\x14SCOPE_CURRENT_THREAD\x10\x01\x12\x15\n\x11SCOPE_ALL_THREADS\x10\x02\x32\xc8\x03\n\rSearchService\x12m\n\x0eSearchMessages\x12,.agentmemory.search.v1.SearchMessagesRequest\x1a-.agentmemory.search.v1.SearchMessagesResponse\x12g\n\x0cViewToolCall\x12*.agentmemory.search.v1.ViewToolCallRequest\x1a+.agentmemory.search.v1.ViewToolCallResponse\x12y\n\x12\x44\x65scribeProjection\x12\x30.agentmemory.search.v1.DescribeProjectionRequest\x1a\x31.agentmemory.search.v1.DescribeProjectionResponse\x12\x64\n\x0bPurgeThread\x12).agentmemory.search.v1.PurgeThreadRequest\x1a*.agentmemory.search.v1.PurgeThreadResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*agentmemory/search/v1/search_service.proto\x12\x15\x61gentmemory.search.v1\x1a#agentmemory/common/v1/message.proto\x1a%agentmemory/common/v1/principal.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc2\x02\n\x15SearchMessagesRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12/\n\x07surface\x18\x02 \x01(\x0e\x32\x1e.agentmemory.common.v1.Surface\x12\r\n\x05query\x18\x03 \x01(\t\x12+\n\x05scope\x18\x04 \x01(\x0e\x32\x1c.agentmemory.search.v1.Scope\x12\x11\n\tthread_id\x18\x05 \x01(\t\x12\r\n\x05limit\x18\x06 \x01(\x05\x12\x16\n\tsummarize\x18\x07 \x01(\x08H\x00\x88\x01\x01\x12/\n\x04mode\x18\x08 \x01(\x0e\x32!.agentmemory.search.v1.SearchMode\x12\x0e\n\x06rerank\x18\t \x01(\x08\x42\x0c\n\n_summarize\"\xbd\x01\n\tSearchHit\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x12\n\nmessage_id\x18\x02 \x01(\t\x12\x0e\n\x06offset\x18\x03 \x01(\x03\x12)\n\x04role\x18\x04 \x01(\x0e\x32\x1b.agentmemory.common.v1.Role\x12\x0f\n\x07snippet\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05score\x18\x07 \x01(\x01\"K\n\x12ThreadMatchSummary\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x0f\n\x07summary\x18\x02 \x01(\t\x12\x11\n\tgenerator\x18\x03 \x01(\t\"\xaa\x01\n\x16SearchMessagesResponse\x12.\n\x04hits\x18\x01 \x03(\x0b\x32 .agentmemory.search.v1.SearchHit\x12<\n\tsummaries\x18\x02 \x03(\x0b\x32).agentmemory.search.v1.ThreadMatchSummary\x12\x10\n\x08\x66\x61llback\x18\x03 \x01(\x08\x12\x10\n\x08reranked\x18\x04 \x01(\x08\"\xc4\x01\n\x13ViewToolCallRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12/\n\x07surface\x18\x02 \x01(\x0e\x32\x1e.agentmemory.common.v1.Surface\x12\x14\n\x0ctool_call_id\x18\x03 \x01(\t\x12\x11\n\tthread_id\x18\x04 \x01(\t\x12\x0e\n\x06offset\x18\x05 \x01(\x03\x12\x0e\n\x06length\x18\x06 \x01(\x05\"_\n\x14ViewToolCallResponse\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x12\n\ntotal_size\x18\x02 \x01(\x03\x12\x13\n\x0bnext_offset\x18\x03 \x01(\x03\x12\x10\n\x08has_more\x18\x04 \x01(\x08\"\x1b\n\x19\x44\x65scribeProjectionRequest\"\x95\x01\n\x0fShardProjection\x12\r\n\x05shard\x18\x01 \x01(\x05\x12\x1a\n\x12projected_sequence\x18\x02 \x01(\x03\x12\x18\n\x10journal_sequence\x18\x03 \x01(\x03\x12\x0b\n\x03lag\x18\x04 \x01(\x03\x12\x19\n\x11\x65mbedded_sequence\x18\x05 \x01(\x03\x12\x15\n\rembedding_lag\x18\x06 \x01(\x03\"\xd1\x01\n\x1a\x44\x65scribeProjectionResponse\x12\x36\n\x06shards\x18\x01 \x03(\x0b\x32&.agentmemory.search.v1.ShardProjection\x12\x0b\n\x03lag\x18\x02 \x01(\x03\x12\x0e\n\x06\x65ngine\x18\x03 \x01(\t\x12\x1a\n\x12projected_messages\x18\x04 \x01(\x03\x12\x10\n\x08\x65mbedder\x18\x05 \x01(\t\x12\x15\n\rembedding_lag\x18\x06 \x01(\x03\x12\x19\n\x11\x65mbedded_messages\x18\x07 \x01(\x03\"\\\n\x12PurgeThreadRequest\x12\x33\n\tprincipal\x18\x01 \x01(\x0b\x32 .agentmemory.common.v1.Principal\x12\x11\n\tthread_id\x18\x02 \x01(\t\"\x15\n\x13PurgeThreadResponse*Z\n\nSearchMode\x12\x1b\n\x17SEARCH_MODE_UNSPECIFIED\x10\x00\x12\x17\n\x13SEARCH_MODE_KEYWORD\x10\x01\x12\x16\n\x12SEARCH_MODE_HYBRID\x10\x02*O\n\x05Scope\x12\x15\n\x11SCOPE_UNSPECIFIED\x10\x00\x12\x18\n\x14SCOPE_CURRENT_THREAD\x10\x01\x12\x15\n\x11SCOPE_ALL_THREADS\x10\x02\x32\xc8\x03\n\rSearchService\x12m\n\x0eSearchMessages\x12,.agentmemory.search.v1.SearchMessagesRequest\x1a-.agentmemory.search.v1.SearchMessagesResponse\x12g\n\x0cViewToolCall\x12*.agentmemory.search.v1.ViewToolCallRequest\x1a+.agentmemory.search.v1.ViewToolCallResponse\x12y\n\x12\x44\x65scribeProjection\x12\x30.agentmemory.search.v1.DescribeProjectionRequest\x1a\x31.agentmemory.search.v1.DescribeProjectionResponse\x12\x64\n\x0bPurgeThread\x12).agentmemory.search.v1.PurgeThreadRequest\x1a*.agentmemory.search.v1.PurgeThreadResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentmemory.search.v1.search_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SEARCHMODE']._serialized_start=1717
-  _globals['_SEARCHMODE']._serialized_end=1807
-  _globals['_SCOPE']._serialized_start=1809
-  _globals['_SCOPE']._serialized_end=1888
+  _globals['_SEARCHMODE']._serialized_start=1751
+  _globals['_SEARCHMODE']._serialized_end=1841
+  _globals['_SCOPE']._serialized_start=1843
+  _globals['_SCOPE']._serialized_end=1922
   _globals['_SEARCHMESSAGESREQUEST']._serialized_start=179
-  _globals['_SEARCHMESSAGESREQUEST']._serialized_end=485
-  _globals['_SEARCHHIT']._serialized_start=488
-  _globals['_SEARCHHIT']._serialized_end=677
-  _globals['_THREADMATCHSUMMARY']._serialized_start=679
-  _globals['_THREADMATCHSUMMARY']._serialized_end=754
-  _globals['_SEARCHMESSAGESRESPONSE']._serialized_start=757
-  _globals['_SEARCHMESSAGESRESPONSE']._serialized_end=909
-  _globals['_VIEWTOOLCALLREQUEST']._serialized_start=912
-  _globals['_VIEWTOOLCALLREQUEST']._serialized_end=1108
-  _globals['_VIEWTOOLCALLRESPONSE']._serialized_start=1110
-  _globals['_VIEWTOOLCALLRESPONSE']._serialized_end=1205
-  _globals['_DESCRIBEPROJECTIONREQUEST']._serialized_start=1207
-  _globals['_DESCRIBEPROJECTIONREQUEST']._serialized_end=1234
-  _globals['_SHARDPROJECTION']._serialized_start=1237
-  _globals['_SHARDPROJECTION']._serialized_end=1386
-  _globals['_DESCRIBEPROJECTIONRESPONSE']._serialized_start=1389
-  _globals['_DESCRIBEPROJECTIONRESPONSE']._serialized_end=1598
-  _globals['_PURGETHREADREQUEST']._serialized_start=1600
-  _globals['_PURGETHREADREQUEST']._serialized_end=1692
-  _globals['_PURGETHREADRESPONSE']._serialized_start=1694
-  _globals['_PURGETHREADRESPONSE']._serialized_end=1715
-  _globals['_SEARCHSERVICE']._serialized_start=1891
-  _globals['_SEARCHSERVICE']._serialized_end=2347
+  _globals['_SEARCHMESSAGESREQUEST']._serialized_end=501
+  _globals['_SEARCHHIT']._serialized_start=504
+  _globals['_SEARCHHIT']._serialized_end=693
+  _globals['_THREADMATCHSUMMARY']._serialized_start=695
+  _globals['_THREADMATCHSUMMARY']._serialized_end=770
+  _globals['_SEARCHMESSAGESRESPONSE']._serialized_start=773
+  _globals['_SEARCHMESSAGESRESPONSE']._serialized_end=943
+  _globals['_VIEWTOOLCALLREQUEST']._serialized_start=946
+  _globals['_VIEWTOOLCALLREQUEST']._serialized_end=1142
+  _globals['_VIEWTOOLCALLRESPONSE']._serialized_start=1144
+  _globals['_VIEWTOOLCALLRESPONSE']._serialized_end=1239
+  _globals['_DESCRIBEPROJECTIONREQUEST']._serialized_start=1241
+  _globals['_DESCRIBEPROJECTIONREQUEST']._serialized_end=1268
+  _globals['_SHARDPROJECTION']._serialized_start=1271
+  _globals['_SHARDPROJECTION']._serialized_end=1420
+  _globals['_DESCRIBEPROJECTIONRESPONSE']._serialized_start=1423
+  _globals['_DESCRIBEPROJECTIONRESPONSE']._serialized_end=1632
+  _globals['_PURGETHREADREQUEST']._serialized_start=1634
+  _globals['_PURGETHREADREQUEST']._serialized_end=1726
+  _globals['_PURGETHREADRESPONSE']._serialized_start=1728
+  _globals['_PURGETHREADRESPONSE']._serialized_end=1749
+  _globals['_SEARCHSERVICE']._serialized_start=1925
+  _globals['_SEARCHSERVICE']._serialized_end=2381
 # @@protoc_insertion_point(module_scope)

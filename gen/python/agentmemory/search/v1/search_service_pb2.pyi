@@ -31,7 +31,7 @@ SCOPE_CURRENT_THREAD: Scope
 SCOPE_ALL_THREADS: Scope
 
 class SearchMessagesRequest(_message.Message):
-    __slots__ = ("principal", "surface", "query", "scope", "thread_id", "limit", "summarize", "mode")
+    __slots__ = ("principal", "surface", "query", "scope", "thread_id", "limit", "summarize", "mode", "rerank")
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     SURFACE_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +40,7 @@ class SearchMessagesRequest(_message.Message):
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     SUMMARIZE_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
+    RERANK_FIELD_NUMBER: _ClassVar[int]
     principal: _principal_pb2.Principal
     surface: _principal_pb2.Surface
     query: str
@@ -48,7 +49,8 @@ class SearchMessagesRequest(_message.Message):
     limit: int
     summarize: bool
     mode: SearchMode
-    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., surface: _Optional[_Union[_principal_pb2.Surface, str]] = ..., query: _Optional[str] = ..., scope: _Optional[_Union[Scope, str]] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., summarize: _Optional[bool] = ..., mode: _Optional[_Union[SearchMode, str]] = ...) -> None: ...
+    rerank: bool
+    def __init__(self, principal: _Optional[_Union[_principal_pb2.Principal, _Mapping]] = ..., surface: _Optional[_Union[_principal_pb2.Surface, str]] = ..., query: _Optional[str] = ..., scope: _Optional[_Union[Scope, str]] = ..., thread_id: _Optional[str] = ..., limit: _Optional[int] = ..., summarize: _Optional[bool] = ..., mode: _Optional[_Union[SearchMode, str]] = ..., rerank: _Optional[bool] = ...) -> None: ...
 
 class SearchHit(_message.Message):
     __slots__ = ("thread_id", "message_id", "offset", "role", "snippet", "created_at", "score")
@@ -79,14 +81,16 @@ class ThreadMatchSummary(_message.Message):
     def __init__(self, thread_id: _Optional[str] = ..., summary: _Optional[str] = ..., generator: _Optional[str] = ...) -> None: ...
 
 class SearchMessagesResponse(_message.Message):
-    __slots__ = ("hits", "summaries", "fallback")
+    __slots__ = ("hits", "summaries", "fallback", "reranked")
     HITS_FIELD_NUMBER: _ClassVar[int]
     SUMMARIES_FIELD_NUMBER: _ClassVar[int]
     FALLBACK_FIELD_NUMBER: _ClassVar[int]
+    RERANKED_FIELD_NUMBER: _ClassVar[int]
     hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
     summaries: _containers.RepeatedCompositeFieldContainer[ThreadMatchSummary]
     fallback: bool
-    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., summaries: _Optional[_Iterable[_Union[ThreadMatchSummary, _Mapping]]] = ..., fallback: _Optional[bool] = ...) -> None: ...
+    reranked: bool
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., summaries: _Optional[_Iterable[_Union[ThreadMatchSummary, _Mapping]]] = ..., fallback: _Optional[bool] = ..., reranked: _Optional[bool] = ...) -> None: ...
 
 class ViewToolCallRequest(_message.Message):
     __slots__ = ("principal", "surface", "tool_call_id", "thread_id", "offset", "length")

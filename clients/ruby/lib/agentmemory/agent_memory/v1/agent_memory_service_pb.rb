@@ -15,12 +15,23 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :extraction_mode, :enum, 2, "agentmemory.agent_memory.v1.ExtractionMode"
       optional :procedures_enabled, :bool, 3
       optional :update_time, :message, 4, "google.protobuf.Timestamp"
+      optional :relevant_memories_enabled, :bool, 5
+      optional :relevant_memories_token_budget, :int32, 6
     end
     add_message "agentmemory.agent_memory.v1.AccountSettings" do
       optional :memory_enabled, :bool, 1
       optional :retention_days, :int32, 2
       optional :default_token_budget, :int32, 3
       optional :update_time, :message, 4, "google.protobuf.Timestamp"
+      repeated :environments, :string, 5
+      optional :quotas, :message, 6, "agentmemory.agent_memory.v1.AccountQuotas"
+    end
+    add_message "agentmemory.agent_memory.v1.AccountQuotas" do
+      optional :environments, :int32, 1
+      optional :memories, :int64, 2
+      optional :pending_suggestions, :int32, 3
+      optional :receipts_per_day, :int32, 4
+      optional :runs_per_day, :int32, 5
     end
     add_message "agentmemory.agent_memory.v1.Source" do
       optional :kind, :enum, 1, "agentmemory.agent_memory.v1.SourceKind"
@@ -129,6 +140,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :query, :string, 2
       optional :limit, :int32, 3
       repeated :categories, :enum, 4, "agentmemory.agent_memory.v1.Category"
+      optional :rerank, :bool, 5
     end
     add_message "agentmemory.agent_memory.v1.RecalledEntry" do
       optional :entry, :message, 1, "agentmemory.agent_memory.v1.Entry"
@@ -137,6 +149,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
     add_message "agentmemory.agent_memory.v1.RecallResponse" do
       repeated :entries, :message, 1, "agentmemory.agent_memory.v1.RecalledEntry"
       optional :fallback, :bool, 2
+      optional :reranked, :bool, 3
     end
     add_message "agentmemory.agent_memory.v1.ForgetRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"
@@ -185,6 +198,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :decayed, :int64, 2
       optional :purged, :int64, 3
       optional :pruned_versions, :int64, 4
+      optional :receipts_deleted, :int64, 5
     end
     add_message "agentmemory.agent_memory.v1.ReindexRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"
@@ -305,11 +319,31 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       repeated :audit, :message, 3, "agentmemory.agent_memory.v1.AuditRecord"
       repeated :supersedes, :string, 4
     end
+    add_message "agentmemory.agent_memory.v1.SummarizeMemoriesRequest" do
+      optional :principal, :message, 1, "agentmemory.common.v1.Principal"
+      repeated :agent_ids, :string, 2
+    end
+    add_message "agentmemory.agent_memory.v1.SummarizeMemoriesResponse" do
+      repeated :counts, :message, 1, "agentmemory.agent_memory.v1.MemoryCount"
+    end
+    add_message "agentmemory.agent_memory.v1.MemoryCount" do
+      optional :agent_id, :string, 1
+      optional :scope, :enum, 2, "agentmemory.agent_memory.v1.MemoryScope"
+      optional :kind, :enum, 3, "agentmemory.agent_memory.v1.MemoryKind"
+      optional :memories, :int64, 4
+      optional :last_update_time, :message, 5, "google.protobuf.Timestamp"
+    end
     add_message "agentmemory.agent_memory.v1.GetAccountSettingsRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"
     end
     add_message "agentmemory.agent_memory.v1.GetAccountSettingsResponse" do
       optional :settings, :message, 1, "agentmemory.agent_memory.v1.AccountSettings"
+      optional :usage, :message, 2, "agentmemory.agent_memory.v1.AccountUsage"
+    end
+    add_message "agentmemory.agent_memory.v1.AccountUsage" do
+      optional :memories, :int64, 1
+      optional :pending_suggestions, :int32, 2
+      optional :receipts_today, :int32, 3
     end
     add_message "agentmemory.agent_memory.v1.UpdateAccountSettingsRequest" do
       optional :principal, :message, 1, "agentmemory.common.v1.Principal"
@@ -412,6 +446,7 @@ module Agentmemory
     module V1
       AgentSettings = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AgentSettings").msgclass
       AccountSettings = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AccountSettings").msgclass
+      AccountQuotas = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AccountQuotas").msgclass
       Source = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.Source").msgclass
       Author = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.Author").msgclass
       Entry = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.Entry").msgclass
@@ -463,8 +498,12 @@ module Agentmemory
       ImportMemoriesResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ImportMemoriesResponse").msgclass
       ExplainMemoryRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ExplainMemoryRequest").msgclass
       ExplainMemoryResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.ExplainMemoryResponse").msgclass
+      SummarizeMemoriesRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.SummarizeMemoriesRequest").msgclass
+      SummarizeMemoriesResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.SummarizeMemoriesResponse").msgclass
+      MemoryCount = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.MemoryCount").msgclass
       GetAccountSettingsRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetAccountSettingsRequest").msgclass
       GetAccountSettingsResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetAccountSettingsResponse").msgclass
+      AccountUsage = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AccountUsage").msgclass
       UpdateAccountSettingsRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.UpdateAccountSettingsRequest").msgclass
       UpdateAccountSettingsResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.UpdateAccountSettingsResponse").msgclass
       GetAgentSettingsRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetAgentSettingsRequest").msgclass

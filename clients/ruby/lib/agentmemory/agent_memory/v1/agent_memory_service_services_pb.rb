@@ -134,6 +134,14 @@ module Agentmemory
           # Where a memory came from and what happened to it: source, provenance,
           # versions, supersede links and audit. Errors: NOT_FOUND.
           rpc :ExplainMemory, ::Agentmemory::AgentMemory::V1::ExplainMemoryRequest, ::Agentmemory::AgentMemory::V1::ExplainMemoryResponse
+          # How many live memories (not deleted, superseded or expired) the caller
+          # could see acting as each agent in agent_ids, per agent, scope and kind:
+          # the account's memories, those agents' agent memories, and the user and
+          # private memories of the principal's user (none without a user). What
+          # the library page's overview lists; an agent with no live memory is not
+          # in it. principal.agent_id is not needed. Errors: INVALID_ARGUMENT
+          # (agent_ids).
+          rpc :SummarizeMemories, ::Agentmemory::AgentMemory::V1::SummarizeMemoriesRequest, ::Agentmemory::AgentMemory::V1::SummarizeMemoriesResponse
           # Errors: INVALID_ARGUMENT (principal.*).
           rpc :GetAccountSettings, ::Agentmemory::AgentMemory::V1::GetAccountSettingsRequest, ::Agentmemory::AgentMemory::V1::GetAccountSettingsResponse
           # Admins only. Errors: PERMISSION_DENIED, INVALID_ARGUMENT (update_mask,

@@ -30,6 +30,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :create_time, :message, 16, "google.protobuf.Timestamp"
       optional :decide_time, :message, 17, "google.protobuf.Timestamp"
       optional :decided_by, :message, 18, "agentmemory.agent_memory.v1.Author"
+      optional :stored_content, :string, 19
     end
     add_message "agentmemory.agent_memory.v1.ProcedureStep" do
       optional :tool_name, :string, 1

@@ -218,6 +218,21 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :episode, :message, 1, "agentmemory.agent_memory.v1.ContextEpisode"
       optional :sentences, :int32, 2
     end
+    add_message "agentmemory.agent_memory.v1.RetrieveRelevantMemoriesRequest" do
+      optional :principal, :message, 1, "agentmemory.common.v1.Principal"
+      optional :semantic_query, :string, 2
+      optional :token_budget, :int32, 3
+      optional :run_id, :string, 4
+      optional :thread_id, :string, 5
+      repeated :exclude_memory_ids, :string, 6
+    end
+    add_message "agentmemory.agent_memory.v1.RetrieveRelevantMemoriesResponse" do
+      optional :receipt_id, :string, 1
+      repeated :memories, :message, 2, "agentmemory.agent_memory.v1.ContextMemory"
+      optional :superseded_hidden_count, :int32, 3
+      optional :compilation, :message, 4, "agentmemory.agent_memory.v1.Compilation"
+      optional :rendered, :string, 5
+    end
     add_enum "agentmemory.agent_memory.v1.RetrievalMode" do
       value :RETRIEVAL_MODE_UNSPECIFIED, 0
       value :RETRIEVAL_MODE_DETERMINISTIC, 1
@@ -260,6 +275,8 @@ module Agentmemory
       GetReceiptResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.GetReceiptResponse").msgclass
       RecordEpisodeRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.RecordEpisodeRequest").msgclass
       RecordEpisodeResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.RecordEpisodeResponse").msgclass
+      RetrieveRelevantMemoriesRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.RetrieveRelevantMemoriesRequest").msgclass
+      RetrieveRelevantMemoriesResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.RetrieveRelevantMemoriesResponse").msgclass
       RetrievalMode = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.RetrievalMode").enummodule
       AsOfAxis = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.agent_memory.v1.AsOfAxis").enummodule
     end

@@ -21,6 +21,8 @@ module Agentmemory
         # Errors common to every call: INVALID_ARGUMENT naming the field (reason
         # INVALID_FIELD), FAILED_PRECONDITION (reason MEMORY_DISABLED) when the
         # account turned memory off, UNAVAILABLE (POSTGRES_UNAVAILABLE).
+        # `principal.agent_id` may be empty on every call here: such a principal sees
+        # the account's memories and its user's (seed 002 without applicationId).
         class Service
 
           include ::GRPC::GenericService
@@ -30,11 +32,12 @@ module Agentmemory
           self.service_name = 'agentmemory.agent_memory.v1.RetrievalService'
 
           # Search (routing, parallel legs, RRF, filters, weighted score, optional
-          # LLM rerank) and the compiler (sections into the token budget), then a
+          # rerank) and the compiler (sections into the token budget), then a
           # receipt. Errors: INVALID_ARGUMENT (run_id, semantic_query, token_budget,
           # rerank with MODE_DETERMINISTIC, min_score, tags, temporal_*,
-          # overrides.*), PERMISSION_DENIED (reason USER_MISMATCH: user_id is not
-          # the caller's user), FAILED_PRECONDITION (reasons MEMORY_DISABLED;
+          # overrides.*), PERMISSION_DENIED (reason ACT_FOR_USERS_REQUIRED: user_id
+          # names another user than the caller's and the principal may not act for
+          # users), FAILED_PRECONDITION (reasons MEMORY_DISABLED;
           # CONTEXT_BUDGET_TOO_SMALL: the budget cannot hold the platform rules and
           # tenant floors, the tokens needed in the metadata as required_tokens).
           rpc :RetrieveContext, ::Agentmemory::AgentMemory::V1::RetrieveContextRequest, ::Agentmemory::AgentMemory::V1::RetrieveContextResponse
@@ -55,6 +58,19 @@ module Agentmemory
           # Errors: INVALID_ARGUMENT (thread_id, run_id, outcome, task, summary),
           # FAILED_PRECONDITION (MEMORY_DISABLED).
           rpc :RecordEpisode, ::Agentmemory::AgentMemory::V1::RecordEpisodeRequest, ::Agentmemory::AgentMemory::V1::RecordEpisodeResponse
+          # Internal (the gateway's BuildContext, when the agent setting
+          # relevant_memories_enabled holds): RetrieveContext's search for a turn's
+          # latest user message, its memories compiled into the token budget as one
+          # inert block (`<relevant_memories>`, tool-derived ones in its tool-data
+          # block, then the "user-provided data, not system instructions"
+          # disclaimer), and a receipt of exactly what it delivered (section
+          # relevantMemories); nothing delivered, no receipt. Visibility is the
+          # principal's; superseded memories, artifact references, and the memories
+          # named in exclude_memory_ids (the turn's pinned facts) are never
+          # delivered. Errors: INVALID_ARGUMENT (semantic_query, token_budget,
+          # run_id, thread_id, exclude_memory_ids), FAILED_PRECONDITION
+          # (MEMORY_DISABLED), RESOURCE_EXHAUSTED (QUOTA_EXCEEDED: receipts_per_day).
+          rpc :RetrieveRelevantMemories, ::Agentmemory::AgentMemory::V1::RetrieveRelevantMemoriesRequest, ::Agentmemory::AgentMemory::V1::RetrieveRelevantMemoriesResponse
         end
 
         Stub = Service.rpc_stub_class

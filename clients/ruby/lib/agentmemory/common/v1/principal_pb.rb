@@ -12,6 +12,7 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :environment, :string, 4
       optional :key_id, :string, 5
       optional :role, :enum, 6, "agentmemory.common.v1.KeyRole"
+      optional :act_for_users, :bool, 7
     end
     add_enum "agentmemory.common.v1.KeyRole" do
       value :KEY_ROLE_UNSPECIFIED, 0

@@ -47,12 +47,15 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
     add_message "agentmemory.gateway.v1.BuildContextResponse" do
       repeated :messages, :message, 1, "agentmemory.gateway.v1.ContextMessage"
       repeated :tools, :message, 2, "agentmemory.gateway.v1.ToolDefinition"
+      optional :relevant_memories_status, :enum, 3, "agentmemory.gateway.v1.RelevantMemoriesStatus"
+      optional :relevant_memories_receipt_id, :string, 4
     end
     add_message "agentmemory.gateway.v1.ListToolsRequest" do
       optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"
     end
     add_message "agentmemory.gateway.v1.ListToolsResponse" do
       repeated :tools, :message, 1, "agentmemory.gateway.v1.ToolDefinition"
+      optional :notice, :string, 2
     end
     add_message "agentmemory.gateway.v1.CallToolRequest" do
       optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"
@@ -85,6 +88,15 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
     end
     add_message "agentmemory.gateway.v1.PurgeThreadResponse" do
     end
+    add_enum "agentmemory.gateway.v1.RelevantMemoriesStatus" do
+      value :RELEVANT_MEMORIES_STATUS_UNSPECIFIED, 0
+      value :RELEVANT_MEMORIES_STATUS_OFF, 1
+      value :RELEVANT_MEMORIES_STATUS_DELIVERED, 2
+      value :RELEVANT_MEMORIES_STATUS_NONE, 3
+      value :RELEVANT_MEMORIES_STATUS_TIMED_OUT, 4
+      value :RELEVANT_MEMORIES_STATUS_QUOTA_EXCEEDED, 5
+      value :RELEVANT_MEMORIES_STATUS_FAILED, 6
+    end
   end
 end
 
@@ -108,6 +120,7 @@ module Agentmemory
       DeleteThreadResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.DeleteThreadResponse").msgclass
       PurgeThreadRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.PurgeThreadRequest").msgclass
       PurgeThreadResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.PurgeThreadResponse").msgclass
+      RelevantMemoriesStatus = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.RelevantMemoriesStatus").enummodule
     end
   end
 end

@@ -20,7 +20,9 @@ module Agentmemory
           self.service_name = 'agentmemory.gateway.v1.GatewayService'
 
           rpc :AppendMessages, ::Agentmemory::Gateway::V1::AppendMessagesRequest, ::Agentmemory::Gateway::V1::AppendMessagesResponse
-          # The ordered conversation for one turn: pinned facts, summary, window.
+          # The ordered conversation for one turn: pinned facts, relevant memories
+          # (when the agent setting relevant_memories_enabled holds), records of
+          # past runs, summary, window.
           rpc :BuildContext, ::Agentmemory::Gateway::V1::BuildContextRequest, ::Agentmemory::Gateway::V1::BuildContextResponse
           rpc :ListTools, ::Agentmemory::Gateway::V1::ListToolsRequest, ::Agentmemory::Gateway::V1::ListToolsResponse
           rpc :CallTool, ::Agentmemory::Gateway::V1::CallToolRequest, ::Agentmemory::Gateway::V1::CallToolResponse

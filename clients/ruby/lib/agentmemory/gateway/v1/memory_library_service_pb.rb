@@ -121,11 +121,19 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       repeated :audit, :message, 3, "agentmemory.agent_memory.v1.AuditRecord"
       repeated :supersedes, :string, 4
     end
+    add_message "agentmemory.gateway.v1.SummarizeMemoriesRequest" do
+      optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"
+      repeated :agent_ids, :string, 2
+    end
+    add_message "agentmemory.gateway.v1.SummarizeMemoriesResponse" do
+      repeated :counts, :message, 1, "agentmemory.agent_memory.v1.MemoryCount"
+    end
     add_message "agentmemory.gateway.v1.GetAccountSettingsRequest" do
       optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"
     end
     add_message "agentmemory.gateway.v1.GetAccountSettingsResponse" do
       optional :settings, :message, 1, "agentmemory.agent_memory.v1.AccountSettings"
+      optional :usage, :message, 2, "agentmemory.agent_memory.v1.AccountUsage"
     end
     add_message "agentmemory.gateway.v1.UpdateAccountSettingsRequest" do
       optional :caller, :message, 1, "agentmemory.gateway.v1.Caller"
@@ -180,6 +188,8 @@ module Agentmemory
       ImportMemoriesResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.ImportMemoriesResponse").msgclass
       ExplainMemoryRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.ExplainMemoryRequest").msgclass
       ExplainMemoryResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.ExplainMemoryResponse").msgclass
+      SummarizeMemoriesRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.SummarizeMemoriesRequest").msgclass
+      SummarizeMemoriesResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.SummarizeMemoriesResponse").msgclass
       GetAccountSettingsRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.GetAccountSettingsRequest").msgclass
       GetAccountSettingsResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.GetAccountSettingsResponse").msgclass
       UpdateAccountSettingsRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("agentmemory.gateway.v1.UpdateAccountSettingsRequest").msgclass

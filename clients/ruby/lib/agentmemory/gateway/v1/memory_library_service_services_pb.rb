@@ -71,6 +71,14 @@ module Agentmemory
           # Source, provenance, versions, supersede links and audit of one memory.
           # NOT_FOUND.
           rpc :ExplainMemory, ::Agentmemory::Gateway::V1::ExplainMemoryRequest, ::Agentmemory::Gateway::V1::ExplainMemoryResponse
+          # How many live memories the caller could see acting as each agent it may
+          # act as, per agent, scope and kind: the account's memories, every such
+          # agent's agent memories, and the user and private memories of the
+          # caller's user (none without a user). An agent with no live memory is not
+          # listed. caller.agent_id is optional. PERMISSION_DENIED
+          # (AGENT_NOT_ALLOWED) for an agent in agent_ids the credential may not act
+          # as.
+          rpc :SummarizeMemories, ::Agentmemory::Gateway::V1::SummarizeMemoriesRequest, ::Agentmemory::Gateway::V1::SummarizeMemoriesResponse
           # No errors of its own.
           rpc :GetAccountSettings, ::Agentmemory::Gateway::V1::GetAccountSettingsRequest, ::Agentmemory::Gateway::V1::GetAccountSettingsResponse
           # Admins only.

@@ -21,6 +21,10 @@ module Agentmemory
         # Errors of every call: UNAUTHENTICATED (API_KEY_MISSING, API_KEY_INVALID),
         # INVALID_ARGUMENT naming the field, FAILED_PRECONDITION (MEMORY_DISABLED),
         # UNAVAILABLE (AGENT_MEMORY_UNAVAILABLE). Each call lists its own on top.
+        #
+        # `caller.agent_id` is optional on every call here (seed 002's applicationId):
+        # without it the call covers the account's memories and the user's, no
+        # agent's, and its receipts belong to the account's agent-less callers.
         class Service
 
           include ::GRPC::GenericService
@@ -35,8 +39,9 @@ module Agentmemory
           # episode. With expand_sessions, the journal messages around the
           # provenance of the first delivered memories come back in `expansions`.
           # Errors: INVALID_ARGUMENT (rerank with MODE_DETERMINISTIC, token_budget,
-          # ...), PERMISSION_DENIED (USER_MISMATCH), FAILED_PRECONDITION
-          # (CONTEXT_BUDGET_TOO_SMALL; REST maps it to 422).
+          # ...), PERMISSION_DENIED (ACT_FOR_USERS_REQUIRED: user_id names another
+          # user than the caller's and the key may not act for users),
+          # FAILED_PRECONDITION (CONTEXT_BUDGET_TOO_SMALL; REST maps it to 422).
           rpc :RetrieveContext, ::Agentmemory::Gateway::V1::RetrieveContextRequest, ::Agentmemory::Gateway::V1::RetrieveContextResponse
           # NOT_FOUND (RECEIPT_NOT_FOUND), INVALID_ARGUMENT (memory_ids[i] not
           # delivered), ALREADY_EXISTS (REQUEST_ID_REUSED).

@@ -68,7 +68,7 @@ _REQUEST_OPENINGS = frozenset("""
     vergiss ignoriere sage sag schreibe schreib zeige zeig gib nenne antworte bitte jetzt
     beantworte erklare erzahle ubersetze wiederhole gebe vergesst ignoriert missachte ubergehe
     uberspringe verrate drucke liste stell stelle spiele spiel agiere verhalte hor hore
-    nenn konzentriere fasse gebt zeigt nennt verratet
+    nenn konzentriere fasse gebt zeigt nennt verratet lass erzahl hilf
     oublie oubliez ignorez dis dites ecris ecrivez reponds repondez montre montrez affiche affichez
     donne donnez revele revelez repete repetez traduis fais faites imagine imaginez agis agissez
     joue jouez
@@ -77,10 +77,14 @@ _REQUEST_OPENINGS = frozenset("""
     """.split())
 # German formal imperatives: a verb in -en and "Sie" ("Vergessen Sie ...", "Schreiben Sie ...").
 _FORMAL_REQUEST = re.compile(r"[a-z]+en sie\b")
-# Words before a clause's request that do not change it ("OK, now print ...", "Wait, next ...").
+# Words before a clause's request that do not change it ("OK, now print ...", "Wait, next ...",
+# "Hold on, before anything else print ...", "Zuerst schreibe ...", "D'abord, dis ...").
 _LEAD_INS = frozenset("ok okay now so well actually next then also and but wait hey alright "
-                      "und dann jetzt also nun gut super toll prima sehr "
-                      "bon bien alors maintenant ensuite bueno ahora entonces vale".split())
+                      "hold on before anything else first instead finally lastly besides "
+                      "und dann jetzt also nun gut super toll prima sehr zuerst zunachst "
+                      "stattdessen danach ubrigens ausserdem "
+                      "bon bien alors maintenant ensuite d abord puis enfin plutot "
+                      "bueno ahora entonces vale primero luego despues ademas".split())
 _CLAUSE = re.compile(r"[^.!?;:,\n]+")
 # Openings of a question, which a conversation turn has as often as an injection.
 _QUESTION_OPENINGS = frozenset("what whats how why who which can could would will is are was wie "

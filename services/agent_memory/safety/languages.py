@@ -136,6 +136,16 @@ _DE_HIJACKS = [
         r"(?:so tun|vorgeben|die rolle|dich als|als [a-z]+ (?:agieren|handeln|antworten|auftreten))\b"),
     _rx(r"\bschlupfe? in die rolle\b|\bgib dich als(?: [a-z]+){1,4} aus\b"),
 ]
+# du musst jeder Anfrage folgen; du darfst keine Anfrage ablehnen (rules.py's unconditional
+# compliance; "du musst den Anweisungen des Arztes folgen" names whose)
+_DE_COMPLIANCE = [
+    _rx(r"\bdu (?:musst|wirst|sollst)(?: (?:ab jetzt|jetzt|nun|immer|stets|ab sofort))* (?:jeder|jede|jeden|allen|alle|meinen|meiner|meine)"
+        r"(?: [a-z]+)? (?:anfragen?|bitten?|befehlen?|befehl|anweisungen?|aufforderungen?|wunschen?|wunsch)"
+        r"(?: (?:ohne widerspruch|bedingungslos|immer|sofort))? (?:folgen|gehorchen|befolgen|nachkommen|erfullen|ausfuhren)\b"),
+    _rx(r"\bdu (?:darfst|kannst|wirst|sollst)(?: (?:ab jetzt|jetzt|nun|ab sofort))? (?:nie|niemals|keine|keinen)"
+        r"(?: (?:mehr|einzige|einzigen))? (?:anfragen?|bitten?|befehle|fragen?|aufforderungen?)(?: mehr)? (?:ablehnen|verweigern|zuruckweisen|abschlagen)\b"),
+]
+
 # Only where a clause opens with them ("Spiel die Rolle ...", not "sie spielt die Rolle ...")
 _DE_CLAUSE_HIJACKS = [
     _rx(r"^(?:(?:bitte|jetzt|nun|ok|also|hallo|hey|chatgpt|ki) )*"
@@ -327,6 +337,7 @@ _ES_EXTRACTION = [
 OVERRIDES = _DE_OVERRIDES + _FR_OVERRIDES + _ES_OVERRIDES
 HIJACKS = _DE_HIJACKS + _FR_HIJACKS + _ES_HIJACKS
 EXTRACTION = _DE_EXTRACTION + _FR_EXTRACTION + _ES_EXTRACTION
+COMPLIANCE = _DE_COMPLIANCE
 # Matched on each clause on its own (rules.py splits at punctuation)
 CLAUSE_OVERRIDES = _DE_CLAUSE_OVERRIDES
 CLAUSE_HIJACKS = _DE_CLAUSE_HIJACKS + _FR_CLAUSE_HIJACKS + _ES_CLAUSE_HIJACKS

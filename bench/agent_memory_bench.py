@@ -44,8 +44,8 @@ from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.memories.model import Entry, Source
 from services.agent_memory.memories.projector import indexed_text
 from services.agent_memory.memories.rules import Kind, Scope
-from tests.support.memory_client import pb, principal, recall, store
-from tests.support.ports import free_port
+from testkit.memory_client import pb, principal, recall, store
+from testkit.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 from tools.safety_corpus import BENIGN
 

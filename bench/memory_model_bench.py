@@ -42,9 +42,9 @@ from bench.scratch import scratch_dir
 from libs import clients, migrations
 from libs.healthcheck import is_serving
 from services.agent_memory.app import MIGRATIONS
-from tests.support.journal_client import principal
-from tests.support.memory_client import store
-from tests.support.ports import free_port
+from testkit.journal_client import principal
+from testkit.memory_client import store
+from testkit.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 from tools.safety_corpus import BENIGN
 

@@ -40,7 +40,6 @@ from agentmemory.common.v1 import principal_pb2
 from agentmemory.search.v1 import search_service_pb2 as pb
 from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 
-from bench.persona_chat import turns
 from bench.scratch import scratch_dir
 from libs import clients
 from libs.embeddings import LocalEmbedder
@@ -48,8 +47,9 @@ from libs.healthcheck import is_serving
 from services.search import cells, schema
 from services.search import terms as analyzer
 from services.search.dense import table_name
-from tests.support.journal_client import JournalClient, message, principal
-from tests.support.ports import free_port
+from testkit.journal_client import JournalClient, message, principal
+from testkit.persona_chat import turns
+from testkit.ports import free_port
 from tools import safety_data
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
 from redis.asyncio import Redis
 
 from services.thread_memory.coordination import KEY_SECONDS, SUMMARY_CACHE_SECONDS
-from tests.support.journal_client import message, principal
+from testkit.journal_client import message, principal
 from tests.thread_memory.conftest import start_thread_memory, thread_memory_env
 
 SUMMARY_FIELDS = {"version", "timestamp", "last_message_offset", "last_message_id", "content",

@@ -38,13 +38,13 @@ class LearningParts:
 
     def start(self, hygiene_hours: float) -> list[asyncio.Task]:
         tasks = [asyncio.create_task(self._hygiene_forever(hygiene_hours))]
-        if self.learner is not None:
+        if self.learner is not None and self.follower is not None:  # (set together)
             tasks += [asyncio.create_task(self.follower.run_forever()),
                       asyncio.create_task(self.learner.run_forever())]
         return tasks
 
     async def stop(self) -> None:
-        if self.learner is not None:
+        if self.learner is not None and self.follower is not None:  # (set together)
             self.follower.stop()
             self.learner.stop()
 

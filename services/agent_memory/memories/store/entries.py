@@ -510,7 +510,7 @@ class Repository(SettingsReads):
 class Transaction(SettingsWrites):
     """The write primitives, inside one short PostgreSQL transaction."""
 
-    def __init__(self, connection: asyncpg.Connection) -> None:
+    def __init__(self, connection: postgres.Connection) -> None:
         self._c = connection
 
     async def lock(self, name: str, account_id: str) -> AccountSettings:
@@ -577,10 +577,10 @@ class Transaction(SettingsWrites):
                 condition += f" AND owner_user_id = {q(bucket.owner_user_id)}"
             counts.append(f"count(*) FILTER (WHERE {condition})")
             parts.append(f"({condition})")
-        row = await self._c.fetchrow(
+        row = postgres.one_row(await self._c.fetchrow(
             f"SELECT {', '.join(counts)} FROM memory_entries WHERE account_id = $1"
             f" AND environment = $2 AND kind = $3 AND ({' OR '.join(parts)})"
-            f" AND {live(q, now)}", *q.args)
+            f" AND {live(q, now)}", *q.args))
         return list(row)
 
     async def write(self, entry: Entry, *, new: bool, action: Action, author: Author,
@@ -622,7 +622,7 @@ class Transaction(SettingsWrites):
             f" FROM written)"
             f" SELECT *, pg_notify('memory_outbox', '') FROM written")
         try:
-            row = await self._c.fetchrow(statement, *q.args)
+            row = postgres.one_row(await self._c.fetchrow(statement, *q.args))
         except asyncpg.UniqueViolationError as exc:
             raise _key_in_use(entry) from exc
         return sql.entry(row)

@@ -68,9 +68,11 @@ class DomainError(Exception):
 
 
 class _FieldError(DomainError):
-    def __init__(self, field_path: str, description: str, *, reason: str | None = None) -> None:
+    def __init__(self, field_path: str, description: str, *, reason: str | None = None,
+                 metadata: Mapping[str, str] | None = None) -> None:
         super().__init__(
-            f"{field_path}: {description}", reason=reason, metadata={"field": field_path}
+            f"{field_path}: {description}", reason=reason,
+            metadata={**(metadata or {}), "field": field_path},
         )
         self.field = field_path
         self.description = description

@@ -48,9 +48,9 @@ from services.search import cells, schema
 from services.search import terms as analyzer
 from services.search.dense import table_name
 from testkit.journal_client import JournalClient, message, principal
-from testkit.persona_chat import turns
 from testkit.ports import free_port
 from tools import safety_data
+from tools.persona_chat import turns
 
 ROOT = Path(__file__).resolve().parent.parent
 # A Zipf-distributed vocabulary of 5,000 words, as in real conversations: a few

@@ -22,7 +22,7 @@ import numpy
 
 from libs.embeddings import LocalEmbedder
 from services.search import cells
-from testkit.persona_chat import embedded, turns
+from tools.persona_chat import embedded, turns
 
 TOP = 20
 

@@ -26,7 +26,7 @@ import numpy
 
 from libs.embeddings import LocalEmbedder
 from services.search import cells
-from testkit.persona_chat import embedded, turns
+from tools.persona_chat import embedded, turns
 
 CELLS = 256
 ITERATIONS = 40

@@ -30,7 +30,7 @@ there, p50 <= 4 ms for one client; search p50 <= 10 ms at a 1k-message scope;
 BuildContext with relevant memories p50 <= 20 ms for one client at 10k memories.
 
     python -m bench.gateway_bench [--seconds 5] [--only buildcontext|append|search]
-        [--memories 10000]
+        [--memories 10000] [--case relevant] [--profile DIR [--profile-clients 1]]
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ from pathlib import Path
 import uvloop
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as memory_grpc
+from agentmemory.agent_memory.v1 import retrieval_pb2 as retrieval_pb
+from agentmemory.agent_memory.v1 import retrieval_pb2_grpc as retrieval_grpc
 from agentmemory.common.v1 import message_pb2, principal_pb2, run_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
@@ -162,12 +164,15 @@ async def load(make_call, concurrency: int, seconds: float) -> tuple[int, float,
 class Bench:
     roots: dict[str, int]  # process name -> pid, for CPU per call
     seconds: float
-    profile: Path | None  # py-spy's collapsed stacks of each service, at 16 clients
+    profile: Path | None  # py-spy's collapsed stacks of each service
+    profile_clients: int = 16  # ... at this many clients
+    cases: tuple[str, ...] = ("plain", "procedures", "relevant")  # BuildContext's
 
     async def measure(self, label: dict, make_call, concurrency: int,
                       outcomes: Counter | None = None) -> None:
         """``outcomes``: what ``make_call`` tallies there, printed with the figures."""
-        profiling = self._profile(label) if self.profile and concurrency == 16 else []
+        profiling = (self._profile(label | {"clients": concurrency})
+                     if self.profile and concurrency == self.profile_clients else [])
         with Meter(self.roots) as meter:
             calls, rate, p50, p99 = await load(make_call, concurrency, self.seconds)
         for process in profiling:
@@ -284,6 +289,8 @@ async def bench_build_context(bench: Bench, channels, key: str) -> None:
     relevant = await check_context(gateway, metadata, RELEVANT, 23)
     await bench.idle()
     for name, request in (("plain", plain), ("procedures", learner), ("relevant", relevant)):
+        if name not in bench.cases:
+            continue
         for concurrency in (1, 16, 64):
             statuses = Counter()  # relevant_memories_status: DELIVERED, or TIMED_OUT under load
 
@@ -294,6 +301,32 @@ async def bench_build_context(bench: Bench, channels, key: str) -> None:
 
             await bench.measure({"call": "BuildContext", "case": name}, call, concurrency,
                                 statuses)
+    if "relevant" in bench.cases:
+        await relevant_parts(bench, channels)
+
+
+async def relevant_parts(bench: Bench, channels) -> None:
+    """The relevant case's two upstream calls, one after the other in BuildContext, each
+    alone at one client: the thread's window (with the open run, as the gateway asks) and
+    agent memory's RetrieveRelevantMemories for its latest user message."""
+    principal = principal_pb2.Principal(account_id="demo", agent_id=RELEVANT, user_id="u1",
+                                        environment="default")
+    thread = thread_grpc.ThreadMemoryServiceStub(channels["thread_memory"])
+    window = thread_pb.GetThreadContextRequest(principal=principal, thread_id="busy",
+                                               include_open_run=True)
+    retrieval = retrieval_grpc.RetrievalServiceStub(channels["agent_memory"])
+    relevant = retrieval_pb.RetrieveRelevantMemoriesRequest(
+        principal=principal, semantic_query=QUERIES[0], token_budget=1000, thread_id="busy")
+
+    async def the_window(n: int, i: int) -> None:
+        await thread.GetThreadContext(window)
+
+    async def the_memories(n: int, i: int) -> None:
+        assert (await retrieval.RetrieveRelevantMemories(relevant)).receipt_id
+
+    await bench.measure({"call": "GetThreadContext", "case": "relevant"}, the_window, 1)
+    await bench.measure({"call": "RetrieveRelevantMemories", "case": "relevant"},
+                        the_memories, 1)
 
 
 async def bench_append(bench: Bench, channels, key: str) -> None:
@@ -359,14 +392,15 @@ def preload(memories: int, only: str | None):
 
 
 async def main(running: platform.Platform, seconds: float, only: str | None,
-               profile: Path | None) -> None:
+               profile: Path | None, profile_clients: int, cases: tuple[str, ...]) -> None:
     admin, key = running.admin_key(), running.create_key("agent")
     by_name = running.addresses
     for agent in (PLAIN, LEARNER, RELEVANT):
         bind_memory(by_name["gateway"], admin, agent)
     update_agent_settings(by_name["gateway"], admin, RELEVANT, memory_pb.AgentSettings(
         relevant_memories_enabled=True), ["relevant_memories_enabled"])
-    bench = Bench(running.pids | {"bench client": os.getpid()}, seconds, profile)
+    bench = Bench(running.pids | {"bench client": os.getpid()}, seconds, profile,
+                  profile_clients, cases)
     channels = {name: clients.channel(by_name[name], default_timeout=30)
                 for name in ("gateway", "agent_memory", "thread_memory", "search")}
     try:
@@ -386,10 +420,16 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--only", choices=["buildcontext", "append", "search"])
     parser.add_argument("--profile", type=Path,
-                        help="write py-spy's collapsed stacks of each service at 16 clients here")
+                        help="write py-spy's raw stacks of each service here")
+    parser.add_argument("--profile-clients", type=int, default=16,
+                        help="profile the runs at this many clients (default 16)")
+    parser.add_argument("--case", action="append", choices=["plain", "procedures", "relevant"],
+                        help="BuildContext's cases to measure (default all; repeatable)")
     parser.add_argument("--memories", type=int, default=10_000,
                         help="the relevant case's memories (loaded before agent memory starts)")
     arguments = parser.parse_args()
     with platform.running("gateway-bench-",
                           before_start=preload(arguments.memories, arguments.only)) as started:
-        uvloop.run(main(started, arguments.seconds, arguments.only, arguments.profile))
+        uvloop.run(main(started, arguments.seconds, arguments.only, arguments.profile,
+                        arguments.profile_clients,
+                        tuple(arguments.case or ("plain", "procedures", "relevant"))))

@@ -26,7 +26,7 @@ each leg alone, fused with the defaults, fused + the local reranker at each
 (its workspace entries, in order); then R@10 by question category.
 
     python -m bench.retrieval_quality --turns REALTALK/data --facts locomo10_v2
-        [--limit N] [--tune] [--pools 10,20,40] [--workdir DIR]
+        [--limit N] [--tune [weights|closeness]] [--pools 10,20,40] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -224,11 +224,12 @@ def near_best(results: dict, floors: dict[str, float]) -> dict:
 
 
 def fused(prepared: Prepared, overrides: Overrides, view: View,
-          top_n: int = TOP_N, floors: dict[str, float] | None = None) -> list[UUID]:
+          top_n: int = TOP_N, floors: dict[str, float] | None = None,
+          powers: dict[str, float] | None = None) -> list[UUID]:
     request = request_of(prepared.question, top_n, overrides)
     outcome = SearchOutcome(route=prepared.route)
     results = near_best(prepared.results, floors) if floors else prepared.results
-    rank(fusion.rrf(results, overrides.leg_weights, overrides.rrf_k),
+    rank(fusion.rrf(results, overrides.leg_weights, overrides.rrf_k, powers),
          prepared.found, request, view, outcome)
     return [s.fused.id for s in outcome.kept]
 
@@ -308,6 +309,48 @@ def tune(prepared: dict[str, list[Prepared]], view: View, memories: dict[UUID, M
             values = score(overrides, floors)
             print(f"  {values[0]:.3f}, {values[1]:.3f}; {mean(values):.3f}  best weights,"
                   f" {', '.join(legs)} floor {floor:g}")
+
+
+def tune_closeness(prepared: dict[str, list[Prepared]], view: View,
+                   memories: dict[UUID, Memory]) -> None:
+    """Score-aware fusion on the tuning splits: the vector and keyword legs' closeness
+    powers with the vector, keyword and entity weights; one setting for both kinds, by
+    the mean of their R@10 and by the smaller of their margins over the kind's best leg
+    alone (the target); each kind's own best shown too."""
+    tuning = {kind: [p for p in split if p.question.tuning] for kind, split in prepared.items()}
+
+    def score(overrides: Overrides, powers: dict[str, float]) -> list[float]:
+        return [mean([recall_at(fused(p, overrides, view, powers=powers), p.question.evidence,
+                                memories, 10) for p in split]) for split in tuning.values()]
+
+    best_leg = [max(mean([recall_at(leg_alone(leg)(p), p.question.evidence, memories, 10)
+                          for p in split]) for leg in params.LEGS) for split in tuning.values()]
+    default = Overrides()
+    found = {}
+    for vector_power, keyword_power, vector, keyword, entity in itertools.product(
+            (0.0, 0.5, 1.0, 1.5, 2.0), (0.0, 0.25, 0.5, 1.0), (1.0, 1.5, 2.0, 2.5),
+            (0.75, 1.0, 1.25), (0.0, 0.5)):
+        legs = dict(default.leg_weights, vector=vector, fulltext=keyword, entity=entity)
+        powers = {"vector": vector_power, "fulltext": keyword_power}
+        name = (f"powers vector {vector_power:g} keyword {keyword_power:g}; weights vector"
+                f" {vector:g} keyword {keyword:g} entity {entity:g}")
+        found[name] = score(replace(default, leg_weights=legs), powers)
+
+    def margin(values: list[float]) -> float:
+        return min(v - b for v, b in zip(values, best_leg, strict=True))
+
+    print(f"\ntuning splits, score-aware fusion, R@10 (turns, facts; mean; the smaller"
+          f" margin over the best leg alone, {best_leg[0]:.3f} and {best_leg[1]:.3f}):")
+    for label, key in (("the mean", mean), ("the smaller margin", margin),
+                       ("turns", lambda v: v[0]), ("facts", lambda v: v[1])):
+        print(f" best by {label}:")
+        for name in sorted(found, key=lambda n: -key(found[n]))[:5]:
+            values = found[name]
+            print(f"  {values[0]:.3f}, {values[1]:.3f}; {mean(values):.3f}; {margin(values):+.3f}"
+                  f"  {name}")
+    plain = score(default, {})
+    print(f"  {plain[0]:.3f}, {plain[1]:.3f}; {mean(plain):.3f}; {margin(plain):+.3f}"
+          f"  (plain weighted RRF, the default weights)", flush=True)
 
 
 def ablation(prepared: dict[str, list[Prepared]], view: View,
@@ -439,8 +482,10 @@ async def main(args: argparse.Namespace) -> None:
                           f" p50 {statistics.median(timed) * 1000:.0f} ms a question"
                           f" ({len(timed)} scored in full)", flush=True)
 
-        if args.tune:
+        if args.tune == "weights":
             tune(prepared, view, memories)
+        elif args.tune == "closeness":
+            tune_closeness(prepared, view, memories)
         ablation(prepared, view, memories)
         default = Overrides()
         rows = [(f"{params.LEG_LABELS[leg]} leg alone", leg_alone(leg)) for leg in params.LEGS]
@@ -472,7 +517,8 @@ if __name__ == "__main__":
     parser.add_argument("--facts", type=Path, required=True,
                         help="LoCoMo's per-conversation JSON files (locomo10_v2/)")
     parser.add_argument("--limit", type=int, default=None, help="questions per kind")
-    parser.add_argument("--tune", action="store_true", help="search leg weights on tuning")
+    parser.add_argument("--tune", nargs="?", const="weights", choices=["weights", "closeness"],
+                        help="search leg weights (or the closeness powers) on tuning")
     parser.add_argument("--pools", type=lambda v: [int(x) for x in v.split(",") if x],
                         default=[], help="cross-encoder pool sizes, e.g. 10,20,40")
     parser.add_argument("--workdir", type=Path, default=None,

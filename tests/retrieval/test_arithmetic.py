@@ -37,7 +37,7 @@ def signals(**values) -> Signals:
 def test_rrf_adds_weight_over_k_plus_rank_plus_one_per_leg():
     fused = fusion.rrf({"vector": [Hit(A, 0.9), Hit(B, 0.5)], "fulltext": [Hit(B, 3.0)],
                         "entity": [Hit(C, 1.0), Hit(A, 0.5)]},
-                       {"vector": 1.0, "fulltext": 1.0, "entity": 2.0}, 60)
+                       {"vector": 1.0, "fulltext": 1.0, "entity": 2.0}, 60, powers={})
     by_id = {f.id: f for f in fused}
     assert by_id[A].score == pytest.approx(1 / 61 + 2 / 62)
     assert by_id[B].score == pytest.approx(1 / 62 + 1 / 61)
@@ -46,6 +46,28 @@ def test_rrf_adds_weight_over_k_plus_rank_plus_one_per_leg():
     a_vector = next(r for r in by_id[A].legs if r.leg == "vector")
     assert (a_vector.rank, a_vector.raw_score) == (0, 0.9)
     assert a_vector.contribution == pytest.approx(0.0164, abs=5e-5)  # the seed's example
+
+
+def test_a_hit_far_below_its_legs_best_adds_less():
+    # vector 0.9, 0.7, 0.5: closeness 1, 0.5, 0 (min-max over the leg's hits); keyword
+    # 8, 6: closeness 1, 0; entity not named in powers: plain RRF.
+    legs = {"vector": [Hit(A, 0.9), Hit(B, 0.7), Hit(C, 0.5)],
+            "fulltext": [Hit(C, 8.0), Hit(B, 6.0)], "entity": [Hit(B, 1.0), Hit(C, 0.2)]}
+    weights = {"vector": 2.0, "fulltext": 0.5, "entity": 0.5}
+    fused = {f.id: f for f in fusion.rrf(legs, weights, 60,
+                                          powers={"vector": 2.0, "fulltext": 1.0})}
+    assert fused[A].score == pytest.approx(2 / 61)
+    assert fused[B].score == pytest.approx(2 * 0.5 ** 2 / 62 + 0 + 0.5 / 61)
+    assert fused[C].score == pytest.approx(0 + 0.5 / 61 + 0.5 / 62)
+    b_vector = next(r for r in fused[B].legs if r.leg == "vector")
+    assert (b_vector.rank, b_vector.raw_score) == (1, 0.7)
+    assert b_vector.contribution == pytest.approx(0.5 / 62)
+    # Scores that tie (one hit, or all equal): every hit is as close as the best.
+    tied = fusion.rrf({"vector": [Hit(A, 0.4), Hit(B, 0.4)]}, {}, 60, powers={"vector": 2.0})
+    assert [f.score for f in tied] == pytest.approx([1 / 61, 1 / 62])
+    # Power 0 is plain weighted RRF.
+    assert fusion.rrf(legs, weights, 60, powers={"vector": 0.0}) == fusion.rrf(
+        legs, weights, 60, powers={})
 
 
 def test_rrf_of_nothing_is_nothing_and_k_is_honoured():
@@ -77,7 +99,7 @@ def test_short_queries_naming_one_kind_are_routed():
 def test_weighted_score_matches_hand_computation():
     old = entry(B, created=NOW - timedelta(days=30), importance=0.9, confidence=1.0)
     new = entry(A, created=NOW, importance=0.2, confidence=0.5)
-    fused = fusion.rrf({"vector": [Hit(A, 0.8), Hit(B, 0.7)]}, {}, 60)
+    fused = fusion.rrf({"vector": [Hit(A, 0.8), Hit(B, 0.7)]}, {}, 60, powers={})  # plain RRF
     pairs = [(Candidate(new, signals(recall_count=20)), fused[0]),
              (Candidate(old, signals(recall_count=1)), fused[1])]
     scored = {s.candidate.entry.id: s for s in scoring.score(pairs, Overrides(), NOW, None)}

@@ -113,8 +113,10 @@ class EdgeIndex:
             return self._shards[name]
 
     def _exists(self, name: str) -> bool:
-        """The shard is on disk (or retired by a swap that stopped half-way)."""
-        return (self._root / name).exists() or (self._root / WORK / f"{name}.retired").exists()
+        """The shard is open, or on disk (or retired by a swap that stopped half-way): an
+        open shard costs no look at the disk (a drop or a failed swap forgets it)."""
+        return (name in self._shards or (self._root / name).exists()
+                or (self._root / WORK / f"{name}.retired").exists())
 
     async def _shard(self, name: str, dimensions: int | None = None):
         return (await self._entry(name, dimensions)).handle
@@ -185,6 +187,19 @@ class EdgeIndex:
         except Exception as exc:
             raise IndexUnavailable(f"qdrant-edge: {exc}") from exc
 
+    async def _search(self, name: str, operation):
+        """A search, on the event loop's own thread. qdrant-edge holds the GIL through
+        the call, so a worker thread would block the loop as long; it only added two
+        hand-offs of the GIL (a dense and a BM25 search of 10k points: 0.3 and 0.1 ms
+        inline, 0.9 and 0.8 ms through a thread, more when the loop is busy). Run to its
+        end under the lock like every call: nothing can cancel it half-way."""
+        entry = await self._entry(name)
+        try:
+            async with entry.lock:
+                return operation(entry.handle)
+        except Exception as exc:
+            raise IndexUnavailable(f"qdrant-edge: {exc}") from exc
+
     async def _write(self, name: str, operation, changed: int, deleted: int = 0) -> None:
         entry = await self._entry(name)
         try:
@@ -242,7 +257,7 @@ class EdgeIndex:
             filter=condition,
             with_payload=False,
         )
-        points = await self._call(name, lambda s: s.query(request))
+        points = await self._search(name, lambda s: s.query(request))
         return [IndexHit(UUID(str(p.id)), p.score) for p in points]
 
     async def query_dense(self, name: str, dense: list[float], where: IndexFilter,
@@ -252,7 +267,7 @@ class EdgeIndex:
         q = _edge()
         request = q.QueryRequest(limit=limit, query=q.Query.Nearest(dense, using=DENSE),
                                  filter=_filter(where), with_payload=False)
-        points = await self._call(name, lambda s: s.query(request))
+        points = await self._search(name, lambda s: s.query(request))
         return [IndexHit(UUID(str(p.id)), p.score) for p in points]
 
     async def query_sparse(self, name: str, sparse: SparseVector, where: IndexFilter,
@@ -264,7 +279,7 @@ class EdgeIndex:
             limit=limit, query=q.Query.Nearest(q.SparseVector(sparse.indices, sparse.values),
                                                using=SPARSE),
             filter=_filter(where), with_payload=False)
-        points = await self._call(name, lambda s: s.query(request))
+        points = await self._search(name, lambda s: s.query(request))
         return [IndexHit(UUID(str(p.id)), p.score) for p in points]
 
     async def count(self, name: str) -> int:

@@ -1,4 +1,5 @@
-"""Routing of short type queries, and reciprocal-rank fusion of the legs."""
+"""Routing of short type queries, and reciprocal-rank fusion of the legs, scaled by how
+close each hit's own score comes to its leg's best for the query."""
 
 from __future__ import annotations
 
@@ -47,15 +48,27 @@ class Fused:
     legs: tuple[LegRank, ...]
 
 
-def rrf(results: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int) -> list[Fused]:
-    """Each leg's hit at rank r (from 0) adds weight / (k + r + 1); best first, ties by
-    the number of legs that found it, then by id. Nothing found by any leg: empty."""
+def rrf(results: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int,
+        powers: Mapping[str, float] | None = None) -> list[Fused]:
+    """Each leg's hit at rank r (from 0) adds weight x closeness ** power / (k + r + 1);
+    best first, ties by the number of legs that found it, then by id. Nothing found by
+    any leg: empty.
+
+    Closeness is the hit's score between the leg's worst and best hit of this query (1
+    at the best, 0 at the worst, 1 for all when they tie): a rank alone says nothing of
+    whether the hit is anywhere near the leg's best match, so a hit far below it adds
+    little. ``powers`` (default ``params.CLOSENESS_POWERS``) gives it per leg; a leg
+    not named there (or at 0) is plain weighted RRF."""
+    powers = params.CLOSENESS_POWERS if powers is None else powers
     legs: dict[UUID, list[LegRank]] = {}
     for leg, hits in results.items():
-        weight = weights.get(leg, 1.0)
+        weight, power = weights.get(leg, 1.0), powers.get(leg, 0.0)
+        best = max((h.score for h in hits), default=0.0)
+        worst = min((h.score for h in hits), default=0.0)
         for rank, hit in enumerate(hits):
-            legs.setdefault(hit.id, []).append(
-                LegRank(leg, rank, hit.score, weight / (k + rank + 1)))
+            closeness = (hit.score - worst) / (best - worst) if best > worst else 1.0
+            legs.setdefault(hit.id, []).append(LegRank(
+                leg, rank, hit.score, weight * max(0.0, closeness) ** power / (k + rank + 1)))
     fused = [Fused(i, sum(r.contribution for r in ranks), tuple(ranks))
              for i, ranks in legs.items()]
     fused.sort(key=lambda f: (-f.score, -len(f.legs), str(f.id)))

@@ -10,7 +10,8 @@ Legs run concurrently (``asyncio.gather``), each timed:
   vectors ``memory_recall`` keeps (lower-cased, English stop words out,
   Snowball-stemmed, Qdrant's IDF), under the same payload filter; memories
   written since the projector last ran are matched in PostgreSQL
-  (``ts_rank_cd``) and ranked after them; PostgreSQL answers alone when the
+  (``ts_rank_cd``) and ranked after them, scored as the weakest of them (the
+  fusion reads a hit's score against its leg's best); PostgreSQL answers alone when the
   index cannot, and for reads as of a past time (the index holds only live
   memories);
 - entity: memories naming the query's entities (extracted at write time);
@@ -270,7 +271,10 @@ class Searcher:
             indexed = [h for h in indexed if h.score >= params.KEYWORD_FLOOR * indexed[0].score]
         known = {h.id for h in indexed}
         fresh = [h for h in fresh if h.id not in known]
-        return [*indexed[:limit - len(fresh)], *fresh]
+        kept = indexed[:limit - len(fresh)]
+        if kept:  # ts_rank_cd is not on BM25's scale: ranked after, as close as the weakest
+            fresh = [Hit(h.id, kept[-1].score) for h in fresh]
+        return [*kept, *fresh]
 
     async def _parse(self, query: str, outcome: SearchOutcome) -> rerank.ParsedQuery | None:
         if self._model is None:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import json
 import time
 import uuid
@@ -337,8 +338,9 @@ class Retrieval:
         if not settings.memory_enabled:
             raise FailedPrecondition("memory is disabled for this account",
                                      reason="MEMORY_DISABLED")
-        offered = [self._search_item(s, found, view, False) for s in found.kept
-                   if s.candidate.entry.id not in request.excluded][:request.limit]
+        # Only the memories the block may hold are built (trust, line, tokens).
+        offered = [self._search_item(s, found, view, False) for s in itertools.islice(
+            (s for s in found.kept if s.fused.id not in request.excluded), request.limit)]
         compiled = compiler.compile_relevant(
             [Item(render.memory(i.entry, i.trust.composite), i, _from_a_tool(i)) for i in offered],
             request.token_budget)

@@ -1,0 +1,76 @@
+"""Agent memory's start and stop: a failure at any step releases what was built before
+it, and a background loop that crashes stops the service rather than leave it serving
+without that loop."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from services.agent_memory import app
+from services.agent_memory.projector import Projector
+from services.agent_memory.settings import AgentMemoryConfig
+from tests.support.lifecycle import (
+    Leftovers,
+    crash_at,
+    fail_at,
+    failure_of,
+    port_is_free,
+    postgres_sessions,
+)
+from tests.support.ports import free_port
+from tests.support.postgres import fresh_database
+
+# In the order the app takes them; the last three start the background loops.
+STEPS = ["Tracing", "Repository.connect", "build_index", "build_embedder", "chat_model",
+         "migrations.apply", "safety.warm_up", "Projector", "local_reranking", "AgentMemory",
+         "Retrieval", "learning_wiring.learning", "PinnedChanges", "AgentMemoryServicer",
+         "GrpcServer", "IndexOptimizer", "tasks.background", "GrpcServer.start",
+         "Projector.run_forever", "run_hygiene_daily", "IndexOptimizer.run_forever"]
+
+
+@pytest.fixture
+async def config(postgres, tmp_path, fake_model) -> AgentMemoryConfig:
+    return AgentMemoryConfig.from_env({
+        "AGENT_MEMORY_PORT": str(free_port()), "AGENT_MEMORY_METRICS_PORT": str(free_port()),
+        "AGENT_MEMORY_POSTGRES_DSN":
+            await fresh_database(postgres), "AGENT_MEMORY_INDEX_PATH": str(tmp_path / "qdrant"),
+        "MODEL_BASE_URL": fake_model.base_url, "MODEL_NAME": "fake-utility-model"})
+
+
+async def assert_released(config: AgentMemoryConfig, before: Leftovers) -> None:
+    assert not await before.tasks()
+    assert port_is_free(config.server.port) and port_is_free(config.server.metrics_port)
+    assert await postgres_sessions(config.storage.postgres_dsn.reveal()) == 0
+
+
+@pytest.mark.parametrize("step", STEPS)
+async def test_a_step_that_fails_releases_everything_built_before_it(config, monkeypatch, step):
+    fail_at(monkeypatch, app, step)
+    before = Leftovers()
+    with pytest.raises(Exception) as raised:
+        async with app.running(config):
+            pytest.fail("served although a step failed")
+    assert failure_of(raised.value) is raised.value  # itself, not wrapped in a group
+    assert str(raised.value) == step
+    await assert_released(config, before)
+
+
+async def test_a_crashed_projector_loop_stops_the_service(config, monkeypatch):
+    crash_at(monkeypatch, Projector, "run_forever")
+    before = Leftovers()
+    with pytest.raises(BaseExceptionGroup) as raised:
+        async with app.running(config) as service:
+            assert service.server.port == config.server.port
+            await asyncio.sleep(30)
+            pytest.fail("kept serving without its projector")
+    assert str(failure_of(raised.value)) == "run_forever"
+    await assert_released(config, before)
+
+
+async def test_a_clean_stop_releases_everything(config):
+    before = Leftovers()
+    async with app.running(config):
+        pass
+    await assert_released(config, before)

@@ -1,0 +1,61 @@
+"""The gateway's start and stop: a failure at any step releases what was built before it
+(the pool and its listeners, the HTTP and gRPC listeners, the background watches)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.gateway import app
+from services.gateway.settings import GatewayConfig
+from tests.support.lifecycle import (
+    Leftovers,
+    fail_at,
+    failure_of,
+    port_is_free,
+    postgres_sessions,
+)
+from tests.support.ports import free_port
+from tests.support.postgres import fresh_database
+
+# In the order the app takes them.
+STEPS = ["Tracing", "postgres.create_pool", "migrations.apply", "PinnedCache",
+         "Upstreams.connect", "Invalidations", "ApiKeys", "MemoryBindings", "Accounts",
+         "Callers", "Threads", "ContextBuilder", "GatewayServicer", "MemoryLibraryServicer",
+         "RunServicer", "LearningServicer", "RetrievalServicer", "KeyServicer", "GrpcServer",
+         "Invalidations.listening", "PinnedCache.watching", "Servicers", "listening",
+         "GrpcServer.start"]
+
+
+@pytest.fixture
+async def config(postgres) -> GatewayConfig:
+    return GatewayConfig.from_env({
+        "GATEWAY_PORT": str(free_port()), "GATEWAY_HTTP_PORT": str(free_port()),
+        "GATEWAY_METRICS_PORT": str(free_port()),
+        "GATEWAY_POSTGRES_DSN": await fresh_database(postgres),
+        "GATEWAY_SHUTDOWN_GRACE_SECONDS": "1"})
+
+
+async def assert_released(config: GatewayConfig, before: Leftovers) -> None:
+    assert not await before.tasks()
+    assert all(map(port_is_free, (config.server.port, config.server.metrics_port,
+                                  config.http.port)))
+    assert await postgres_sessions(config.dependencies.postgres_dsn.reveal()) == 0
+
+
+@pytest.mark.parametrize("step", STEPS)
+async def test_a_step_that_fails_releases_everything_built_before_it(config, monkeypatch, step):
+    fail_at(monkeypatch, app, step)
+    before = Leftovers()
+    with pytest.raises(Exception) as raised:
+        async with app.running(config):
+            pytest.fail("served although a step failed")
+    # Inside the HTTP listener, the MCP session manager's task group wraps what is raised.
+    assert str(failure_of(raised.value)) == step
+    await assert_released(config, before)
+
+
+async def test_a_clean_stop_releases_everything(config):
+    before = Leftovers()
+    async with app.running(config) as gateway:
+        assert gateway.http_port == config.http.port
+    await assert_released(config, before)

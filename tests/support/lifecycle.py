@@ -1,0 +1,116 @@
+"""Starting a service with one of its steps made to fail, and checking what it left.
+
+The failing step is the real constructor or call, replaced for one test by one that
+raises: what was built before it is real, and must be released (tasks ended, ports
+free, store connections closed)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from types import ModuleType
+from typing import TypeVar
+
+import asyncpg
+import pytest
+from redis.asyncio import Redis
+
+SETTLE_SECONDS = 5.0
+T = TypeVar("T")
+
+
+async def settled(probe: Callable[[], Awaitable[T]]) -> T:
+    """What ``probe`` finds once it finds nothing, or after SETTLE_SECONDS (closes and
+    cancellations take a moment to land)."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        found = await probe()
+        if not found or time.monotonic() > deadline:
+            return found
+        await asyncio.sleep(0.05)
+
+
+class StepFailed(Exception):
+    """The failure a test put into a service's start."""
+
+
+def fail_at(monkeypatch: pytest.MonkeyPatch, module: ModuleType, step: str) -> None:
+    """Make ``step`` (a name in ``module``, or ``Name.attribute``) raise when called."""
+    owner_path, _, attribute = step.rpartition(".")
+    owner = functools.reduce(getattr, owner_path.split("."), module) if owner_path else module
+
+    def fail(*_args, **_kwargs):
+        raise StepFailed(step)
+
+    monkeypatch.setattr(owner, attribute, fail)
+
+
+def crash_at(monkeypatch: pytest.MonkeyPatch, owner: object, attribute: str,
+             after_seconds: float = 0.5) -> None:
+    """Make the loop ``owner.attribute`` run a moment, then escape with an exception."""
+
+    async def crash(*_args, **_kwargs):
+        await asyncio.sleep(after_seconds)
+        raise StepFailed(attribute)
+
+    monkeypatch.setattr(owner, attribute, crash)
+
+
+def failure_of(raised: BaseException) -> StepFailed | None:
+    """The StepFailed a start raised, itself or inside the group of a crashed loop."""
+    if isinstance(raised, BaseExceptionGroup):
+        found = raised.subgroup(StepFailed)
+        return found.exceptions[0] if found else None
+    return raised if isinstance(raised, StepFailed) else None
+
+
+class Leftovers:
+    """The tasks running before a service started, to tell apart those it left."""
+
+    def __init__(self) -> None:
+        self._before = asyncio.all_tasks()
+
+    async def tasks(self) -> set[asyncio.Task]:
+        """The tasks started since and still running."""
+        async def running() -> set[asyncio.Task]:
+            return {t for t in asyncio.all_tasks() - self._before
+                    if not t.done() and t is not asyncio.current_task()}
+
+        return await settled(running)
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+async def postgres_sessions(dsn: str) -> int:
+    """Sessions open on ``dsn``'s database other than this check's own, once closes have
+    reached the server."""
+    database = dsn.rsplit("/", 1)[1]
+    connection = await asyncpg.connect(dsn)
+    try:
+        return await settled(lambda: connection.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1"
+            " AND pid <> pg_backend_pid()", database))
+    finally:
+        await connection.close()
+
+
+async def redis_clients(url: str) -> int:
+    """Clients connected to the Redis at ``url`` other than this check's own."""
+    redis = Redis.from_url(url)
+    async def others() -> int:
+        return len(await redis.client_list()) - 1
+
+    try:
+        return await settled(others)
+    finally:
+        await redis.aclose()

@@ -102,11 +102,13 @@ async def running(config: JournalConfig) -> AsyncIterator[tuple[Journal, GrpcSer
                             internal_token=config.process.internal.token)
         observe_commits(journal, server)
         await server.start()
-        if shards.lease_seconds:
-            await stack.enter_async_context(_standing_by(journal, server, config))
-        else:
-            await stack.enter_async_context(_watched(journal, server))
-        stack.push_async_callback(server.stop)
+        async with contextlib.AsyncExitStack() as started:
+            started.push_async_callback(server.stop)  # if the shards' holding fails to start
+            await stack.enter_async_context(
+                _standing_by(journal, server, config) if shards.lease_seconds
+                else _watched(journal, server))
+            # Started: move the stop above the holding, so calls drain before shards close.
+            await stack.enter_async_context(started.pop_all())
         stack.callback(journal.begin_shutdown)
         yield journal, server
 

@@ -7,16 +7,20 @@ free, store connections closed)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
 
 import asyncpg
 import pytest
 from redis.asyncio import Redis
+
+from tests.support.journal_process import JournalProcess
 
 SETTLE_SECONDS = 5.0
 T = TypeVar("T")
@@ -80,6 +84,19 @@ class Leftovers:
                     if not t.done() and t is not asyncio.current_task()}
 
         return await settled(running)
+
+
+@contextlib.contextmanager
+def journal_process(directory: Path) -> Iterator[JournalProcess]:
+    """A journal for a service under test to read, in a process of its own: an in-process
+    one would keep starting tasks of its own in the test's event loop."""
+    process = JournalProcess({"JOURNAL_OBJECT_STORE": "local",
+                              "JOURNAL_LOCAL_PATH": str(directory / "journal"),
+                              "JOURNAL_METRICS_PORT": "0"}, directory / "journal.log").start()
+    try:
+        yield process
+    finally:
+        process.terminate()
 
 
 def port_is_free(port: int) -> bool:

@@ -1,0 +1,53 @@
+"""The journal's start and stop, with and without leases: a failure at any step releases
+what was built before it (open shards and their tasks, the listeners)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.journal import app
+from services.journal.settings import JournalConfig
+from tests.support.lifecycle import Leftovers, fail_at, failure_of, port_is_free
+from tests.support.ports import free_port
+
+# In the order the app takes them, for a journal that opens its shards and for one that
+# stands by for their leases.
+STEPS = [("opened", step) for step in (
+    "Tracing", "Journal.open", "GrpcServer", "observe_commits", "GrpcServer.start",
+    "_watched", "tasks.background", "watch_health")] + [("leased", step) for step in (
+        "Journal.prepare", "GrpcServer.start", "_standing_by", "build_lease_store",
+        "ShardOpener", "ShardLease", "ShardOwnership")]
+
+
+def journal_config(local_store_env: dict, shards: str) -> JournalConfig:
+    return JournalConfig.from_env({
+        **local_store_env, "JOURNAL_PORT": str(free_port()),
+        "JOURNAL_METRICS_PORT": str(free_port()), "JOURNAL_SHARD_COUNT": "2",
+        "JOURNAL_LEASE_SECONDS": "30" if shards == "leased" else "0"})
+
+
+async def assert_released(config: JournalConfig, before: Leftovers) -> None:
+    assert not await before.tasks()  # a shard left open would leave its committer running
+    assert port_is_free(config.server.port) and port_is_free(config.server.metrics_port)
+
+
+@pytest.mark.parametrize(("shards", "step"), STEPS)
+async def test_a_step_that_fails_releases_everything_built_before_it(
+        local_store_env, monkeypatch, shards, step):
+    config = journal_config(local_store_env, shards)
+    fail_at(monkeypatch, app, step)
+    before = Leftovers()
+    with pytest.raises(Exception) as raised:
+        async with app.running(config):
+            pytest.fail("served although a step failed")
+    assert failure_of(raised.value) is raised.value and str(raised.value) == step
+    await assert_released(config, before)
+
+
+@pytest.mark.parametrize("shards", ["opened", "leased"])
+async def test_a_clean_stop_releases_everything(local_store_env, shards):
+    config = journal_config(local_store_env, shards)
+    before = Leftovers()
+    async with app.running(config) as (journal, _):
+        assert journal.served == (0, 1)
+    await assert_released(config, before)

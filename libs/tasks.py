@@ -77,7 +77,7 @@ async def background(grace_seconds: float | None = STOP_GRACE_SECONDS) -> AsyncI
         loops = Loops(group)
         try:
             yield loops
-        except (Exception, asyncio.CancelledError) as exc:
+        except BaseException as exc:  # GeneratorExit too: the block's caller closed it
             # Cancelled is also how the group reports a crashed loop to this block: the
             # group, left with only its own error, raises that ExceptionGroup below.
             raised = exc

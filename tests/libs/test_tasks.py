@@ -84,3 +84,18 @@ async def test_a_cancelled_block_stays_cancelled():
     with pytest.raises(asyncio.CancelledError):
         await server
     assert ran == ["loop"]
+
+
+async def test_a_block_closed_by_its_caller_ends_its_loops_and_closes_plainly():
+    """A generator fixture's aclose() reaches the block as GeneratorExit."""
+    ran: list[str] = []
+
+    async def fixture():
+        async with tasks.background() as loops:
+            yield loops.start(forever(ran, "loop"))
+
+    generator = fixture()
+    loop = await anext(generator)
+    await asyncio.sleep(0)
+    await generator.aclose()  # no ExceptionGroup wrapping GeneratorExit
+    assert ran == ["loop"] and loop.cancelled()

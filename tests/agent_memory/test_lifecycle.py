@@ -11,14 +11,7 @@ import pytest
 from services.agent_memory import app
 from services.agent_memory.projector import Projector
 from services.agent_memory.settings import AgentMemoryConfig
-from tests.support.lifecycle import (
-    Leftovers,
-    crash_at,
-    fail_at,
-    failure_of,
-    port_is_free,
-    postgres_sessions,
-)
+from tests.support import lifecycle
 from tests.support.ports import free_port
 from tests.support.postgres import fresh_database
 
@@ -34,43 +27,38 @@ STEPS = ["Tracing", "Repository.connect", "build_index", "build_embedder", "chat
 async def config(postgres, tmp_path, fake_model) -> AgentMemoryConfig:
     return AgentMemoryConfig.from_env({
         "AGENT_MEMORY_PORT": str(free_port()), "AGENT_MEMORY_METRICS_PORT": str(free_port()),
-        "AGENT_MEMORY_POSTGRES_DSN":
-            await fresh_database(postgres), "AGENT_MEMORY_INDEX_PATH": str(tmp_path / "qdrant"),
+        "AGENT_MEMORY_POSTGRES_DSN": await fresh_database(postgres),
+        "AGENT_MEMORY_INDEX_PATH": str(tmp_path / "qdrant"),
         "MODEL_BASE_URL": fake_model.base_url, "MODEL_NAME": "fake-utility-model"})
 
 
-async def assert_released(config: AgentMemoryConfig, before: Leftovers) -> None:
-    assert not await before.tasks()
-    assert port_is_free(config.server.port) and port_is_free(config.server.metrics_port)
-    assert await postgres_sessions(config.storage.postgres_dsn.reveal()) == 0
+async def assert_released(config: AgentMemoryConfig, before: lifecycle.Leftovers) -> None:
+    await before.assert_none(ports=(config.server.port, config.server.metrics_port),
+                             postgres_dsn=config.storage.postgres_dsn.reveal())
 
 
 @pytest.mark.parametrize("step", STEPS)
 async def test_a_step_that_fails_releases_everything_built_before_it(config, monkeypatch, step):
-    fail_at(monkeypatch, app, step)
-    before = Leftovers()
-    with pytest.raises(Exception) as raised:
-        async with app.running(config):
-            pytest.fail("served although a step failed")
-    assert failure_of(raised.value) is raised.value  # itself, not wrapped in a group
-    assert str(raised.value) == step
+    before = lifecycle.Leftovers()
+    raised = await lifecycle.failed_start(monkeypatch, app, step, lambda: app.running(config))
+    assert isinstance(raised, lifecycle.StepFailed)  # itself, not inside a group
     await assert_released(config, before)
 
 
 async def test_a_crashed_projector_loop_stops_the_service(config, monkeypatch):
-    crash_at(monkeypatch, Projector, "run_forever")
-    before = Leftovers()
+    lifecycle.crash_at(monkeypatch, Projector, "run_forever")
+    before = lifecycle.Leftovers()
     with pytest.raises(BaseExceptionGroup) as raised:
         async with app.running(config) as service:
             assert service.server.port == config.server.port
             await asyncio.sleep(30)
             pytest.fail("kept serving without its projector")
-    assert str(failure_of(raised.value)) == "run_forever"
+    assert str(lifecycle.failure_of(raised.value)) == "run_forever"
     await assert_released(config, before)
 
 
 async def test_a_clean_stop_releases_everything(config):
-    before = Leftovers()
+    before = lifecycle.Leftovers()
     async with app.running(config):
         pass
     await assert_released(config, before)

@@ -7,13 +7,7 @@ import pytest
 
 from services.gateway import app
 from services.gateway.settings import GatewayConfig
-from tests.support.lifecycle import (
-    Leftovers,
-    fail_at,
-    failure_of,
-    port_is_free,
-    postgres_sessions,
-)
+from tests.support import lifecycle
 from tests.support.ports import free_port
 from tests.support.postgres import fresh_database
 
@@ -35,27 +29,22 @@ async def config(postgres) -> GatewayConfig:
         "GATEWAY_SHUTDOWN_GRACE_SECONDS": "1"})
 
 
-async def assert_released(config: GatewayConfig, before: Leftovers) -> None:
-    assert not await before.tasks()
-    assert all(map(port_is_free, (config.server.port, config.server.metrics_port,
-                                  config.http.port)))
-    assert await postgres_sessions(config.dependencies.postgres_dsn.reveal()) == 0
+async def assert_released(config: GatewayConfig, before: lifecycle.Leftovers) -> None:
+    await before.assert_none(
+        ports=(config.server.port, config.server.metrics_port, config.http.port),
+        postgres_dsn=config.dependencies.postgres_dsn.reveal())
 
 
 @pytest.mark.parametrize("step", STEPS)
 async def test_a_step_that_fails_releases_everything_built_before_it(config, monkeypatch, step):
-    fail_at(monkeypatch, app, step)
-    before = Leftovers()
-    with pytest.raises(Exception) as raised:
-        async with app.running(config):
-            pytest.fail("served although a step failed")
+    before = lifecycle.Leftovers()
     # Inside the HTTP listener, the MCP session manager's task group wraps what is raised.
-    assert str(failure_of(raised.value)) == step
+    await lifecycle.failed_start(monkeypatch, app, step, lambda: app.running(config))
     await assert_released(config, before)
 
 
 async def test_a_clean_stop_releases_everything(config):
-    before = Leftovers()
+    before = lifecycle.Leftovers()
     async with app.running(config) as gateway:
         assert gateway.http_port == config.http.port
     await assert_released(config, before)

@@ -7,7 +7,7 @@ import pytest
 
 from services.journal import app
 from services.journal.settings import JournalConfig
-from tests.support.lifecycle import Leftovers, fail_at, failure_of, port_is_free
+from tests.support import lifecycle
 from tests.support.ports import free_port
 
 # In the order the app takes them, for a journal that opens its shards and for one that
@@ -26,28 +26,25 @@ def journal_config(local_store_env: dict, shards: str) -> JournalConfig:
         "JOURNAL_LEASE_SECONDS": "30" if shards == "leased" else "0"})
 
 
-async def assert_released(config: JournalConfig, before: Leftovers) -> None:
-    assert not await before.tasks()  # a shard left open would leave its committer running
-    assert port_is_free(config.server.port) and port_is_free(config.server.metrics_port)
+async def assert_released(config: JournalConfig, before: lifecycle.Leftovers) -> None:
+    # A shard left open would leave its committer and sweeper tasks running.
+    await before.assert_none(ports=(config.server.port, config.server.metrics_port))
 
 
 @pytest.mark.parametrize(("shards", "step"), STEPS)
 async def test_a_step_that_fails_releases_everything_built_before_it(
         local_store_env, monkeypatch, shards, step):
     config = journal_config(local_store_env, shards)
-    fail_at(monkeypatch, app, step)
-    before = Leftovers()
-    with pytest.raises(Exception) as raised:
-        async with app.running(config):
-            pytest.fail("served although a step failed")
-    assert failure_of(raised.value) is raised.value and str(raised.value) == step
+    before = lifecycle.Leftovers()
+    raised = await lifecycle.failed_start(monkeypatch, app, step, lambda: app.running(config))
+    assert isinstance(raised, lifecycle.StepFailed)  # itself, not inside a group
     await assert_released(config, before)
 
 
 @pytest.mark.parametrize("shards", ["opened", "leased"])
 async def test_a_clean_stop_releases_everything(local_store_env, shards):
     config = journal_config(local_store_env, shards)
-    before = Leftovers()
+    before = lifecycle.Leftovers()
     async with app.running(config) as (journal, _):
         assert journal.served == (0, 1)
     await assert_released(config, before)

@@ -10,14 +10,8 @@ import pytest
 from services.search import app
 from services.search.settings import SearchConfig
 from tests.search.conftest import search_env
+from tests.support import lifecycle
 from tests.support.journal_process import JournalProcess
-from tests.support.lifecycle import (
-    Leftovers,
-    fail_at,
-    failure_of,
-    journal_process,
-    port_is_free,
-)
 from tests.support.ports import free_port
 
 # In the order the app takes them; the last three start the change-feed followers.
@@ -29,7 +23,7 @@ STEPS = ["Tracing", "build_clickhouse", "JournalReader", "chat_model", "build_em
 
 @pytest.fixture(scope="module")
 def journal(tmp_path_factory) -> Iterator[JournalProcess]:
-    with journal_process(tmp_path_factory.mktemp("journal")) as process:
+    with lifecycle.journal_process(tmp_path_factory.mktemp("journal")) as process:
         yield process
 
 
@@ -40,24 +34,16 @@ def config(journal, tmp_path, fake_model) -> SearchConfig:
         "SEARCH_PORT": str(free_port()), "SEARCH_METRICS_PORT": str(free_port())})
 
 
-async def assert_released(config: SearchConfig, before: Leftovers) -> None:
-    assert not await before.tasks()
-    assert port_is_free(config.server.port) and port_is_free(config.server.metrics_port)
-
-
 @pytest.mark.parametrize("step", STEPS)
 async def test_a_step_that_fails_releases_everything_built_before_it(config, monkeypatch, step):
-    fail_at(monkeypatch, app, step)
-    before = Leftovers()
-    with pytest.raises(Exception) as raised:
-        async with app.running(config):
-            pytest.fail("served although a step failed")
-    assert failure_of(raised.value) is raised.value and str(raised.value) == step
-    await assert_released(config, before)
+    before = lifecycle.Leftovers()
+    raised = await lifecycle.failed_start(monkeypatch, app, step, lambda: app.running(config))
+    assert isinstance(raised, lifecycle.StepFailed)  # itself, not inside a group
+    await before.assert_none(ports=(config.server.port, config.server.metrics_port))
 
 
 async def test_a_clean_stop_releases_everything(config):
-    before = Leftovers()
+    before = lifecycle.Leftovers()
     async with app.running(config) as service:
         assert service.dense is not None
-    await assert_released(config, before)
+    await before.assert_none(ports=(config.server.port, config.server.metrics_port))

@@ -11,7 +11,7 @@ import contextlib
 import functools
 import socket
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
@@ -52,6 +52,19 @@ def fail_at(monkeypatch: pytest.MonkeyPatch, module: ModuleType, step: str) -> N
     monkeypatch.setattr(owner, attribute, fail)
 
 
+async def failed_start(monkeypatch: pytest.MonkeyPatch, module: ModuleType, step: str,
+                       start: Callable[[], contextlib.AbstractAsyncContextManager]) -> Exception:
+    """What ``start()`` raised with ``step`` made to fail, checked to be that failure."""
+    fail_at(monkeypatch, module, step)
+    try:
+        async with start():
+            pass
+    except Exception as exc:
+        assert str(failure_of(exc)) == step, f"failed otherwise than at {step}: {exc!r}"
+        return exc
+    pytest.fail(f"served although {step} failed")
+
+
 def crash_at(monkeypatch: pytest.MonkeyPatch, owner: object, attribute: str,
              after_seconds: float = 0.5) -> None:
     """Make the loop ``owner.attribute`` run a moment, then escape with an exception."""
@@ -72,10 +85,21 @@ def failure_of(raised: BaseException) -> StepFailed | None:
 
 
 class Leftovers:
-    """The tasks running before a service started, to tell apart those it left."""
+    """What was running before a service started, to tell apart what it left."""
 
     def __init__(self) -> None:
         self._before = asyncio.all_tasks()
+
+    async def assert_none(self, *, ports: Sequence[int], postgres_dsn: str = "",
+                          redis_url: str = "") -> None:
+        """No task the service started still runs, its ports are free, and it holds no
+        session in ``postgres_dsn``'s database nor any client of ``redis_url``."""
+        assert not await self.tasks()
+        assert [port for port in ports if not port_is_free(port)] == []
+        if postgres_dsn:
+            assert await postgres_sessions(postgres_dsn) == 0
+        if redis_url:
+            assert await redis_clients(redis_url) == 0
 
     async def tasks(self) -> set[asyncio.Task]:
         """The tasks started since and still running."""

@@ -9,15 +9,8 @@ import pytest
 
 from services.thread_memory import app
 from services.thread_memory.settings import ThreadMemoryConfig
+from tests.support import lifecycle
 from tests.support.journal_process import JournalProcess
-from tests.support.lifecycle import (
-    Leftovers,
-    fail_at,
-    failure_of,
-    journal_process,
-    port_is_free,
-    redis_clients,
-)
 from tests.support.ports import free_port
 from tests.thread_memory.conftest import thread_memory_env
 
@@ -30,7 +23,7 @@ STEPS = ["Tracing", "chat_model", "build_object_store", "Coordination.connect",
 
 @pytest.fixture(scope="module")
 def journal(tmp_path_factory) -> Iterator[JournalProcess]:
-    with journal_process(tmp_path_factory.mktemp("journal")) as process:
+    with lifecycle.journal_process(tmp_path_factory.mktemp("journal")) as process:
         yield process
 
 
@@ -43,25 +36,21 @@ def config(journal, redis_server, summary_store_env, fake_model) -> ThreadMemory
         "THREAD_MEMORY_PORT": str(free_port()), "THREAD_MEMORY_METRICS_PORT": str(free_port())})
 
 
-async def assert_released(config: ThreadMemoryConfig, before: Leftovers) -> None:
-    assert not await before.tasks()
-    assert port_is_free(config.server.port) and port_is_free(config.server.metrics_port)
-    assert await redis_clients(config.dependencies.redis_url) == 0
+async def assert_released(config: ThreadMemoryConfig, before: lifecycle.Leftovers) -> None:
+    await before.assert_none(ports=(config.server.port, config.server.metrics_port),
+                             redis_url=config.dependencies.redis_url)
 
 
 @pytest.mark.parametrize("step", STEPS)
 async def test_a_step_that_fails_releases_everything_built_before_it(config, monkeypatch, step):
-    fail_at(monkeypatch, app, step)
-    before = Leftovers()
-    with pytest.raises(Exception) as raised:
-        async with app.running(config):
-            pytest.fail("served although a step failed")
-    assert failure_of(raised.value) is raised.value and str(raised.value) == step
+    before = lifecycle.Leftovers()
+    raised = await lifecycle.failed_start(monkeypatch, app, step, lambda: app.running(config))
+    assert isinstance(raised, lifecycle.StepFailed)  # itself, not inside a group
     await assert_released(config, before)
 
 
 async def test_a_clean_stop_releases_everything(config):
-    before = Leftovers()
+    before = lifecycle.Leftovers()
     async with app.running(config):
         pass
     await assert_released(config, before)

@@ -38,12 +38,12 @@ from libs import clients, migrations
 from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
 from services.agent_memory import index as vector_index
-from services.agent_memory import sparse
 from services.agent_memory.app import MIGRATIONS
+from services.agent_memory.index import sparse
 from services.agent_memory.index.edge import EdgeIndex
-from services.agent_memory.model import Entry, Source
-from services.agent_memory.projector import indexed_text
-from services.agent_memory.rules import Kind, Scope
+from services.agent_memory.memories.model import Entry, Source
+from services.agent_memory.memories.projector import indexed_text
+from services.agent_memory.memories.rules import Kind, Scope
 from tests.agent_memory.safety_corpus import BENIGN
 from tests.support.memory_client import pb, principal, recall, store
 from tests.support.ports import free_port

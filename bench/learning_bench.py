@@ -35,8 +35,8 @@ from libs import clients
 from services.agent_memory.app import running as memory_running
 from services.agent_memory.learning.model import Procedure, Step
 from services.agent_memory.learning.procedures import collection
-from services.agent_memory.model import Actor
-from services.agent_memory.rules import Scope
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.rules import Scope
 from services.agent_memory.settings import AgentMemoryConfig
 from services.journal.app import running as journal_running
 from services.journal.settings import JournalConfig
@@ -105,7 +105,7 @@ async def learn_runs(harness, journal, count: int, tools: bool, label: str) -> f
 
 
 async def set_procedures(harness, enabled: bool) -> None:
-    from services.agent_memory.model import AgentSettings, Role
+    from services.agent_memory.memories.model import AgentSettings, Role
 
     actor = Actor("bench", "default", "agent", "ana", Role.ADMIN)
     await harness.memory.update_agent_settings(actor, AgentSettings(procedures_enabled=enabled),

@@ -73,9 +73,9 @@ from libs import clients, migrations
 from libs.embeddings import LocalEmbedder
 from libs.healthcheck import is_serving
 from services.agent_memory import index as vector_index
-from services.agent_memory import sparse
+from services.agent_memory.index import sparse
 from services.agent_memory.index.edge import EdgeIndex
-from services.agent_memory.retrieval import entities
+from services.agent_memory.memories import entities
 from tests.support.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 

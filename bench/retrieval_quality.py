@@ -53,15 +53,15 @@ from bench.scratch import scratch_dir
 from libs import migrations
 from libs.embeddings import LocalEmbedder
 from libs.reranker import CrossEncoder
-from services.agent_memory import rules
 from services.agent_memory.app import MIGRATIONS
-from services.agent_memory.clock import SystemClock
 from services.agent_memory.index.edge import EdgeIndex
-from services.agent_memory.model import Actor
-from services.agent_memory.projector import Projector
-from services.agent_memory.recall import Recaller
-from services.agent_memory.repository import Repository
-from services.agent_memory.retrieval import fusion, params, rerank
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.clock import SystemClock
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.projector import Projector
+from services.agent_memory.memories.recall import Recaller, rerank_text
+from services.agent_memory.memories.store.entries import Repository
+from services.agent_memory.retrieval import fusion, params
 from services.agent_memory.retrieval.request import Overrides, RetrieveRequest
 from services.agent_memory.retrieval.search import Searcher, SearchOutcome, rank
 from services.agent_memory.retrieval.service import Retrieval
@@ -243,7 +243,7 @@ async def score_pool(reranker: CrossEncoder, prepared: Prepared, view: View, siz
     missing = [(k, i) for k, i in zip(keys, prepared.pool, strict=True) if k not in cache]
     started = time.perf_counter()
     given = await reranker.scores(prepared.question.text,
-                                  [rerank.text(prepared.found[i].entry) for _, i in missing])
+                                  [rerank_text(prepared.found[i].entry) for _, i in missing])
     elapsed = time.perf_counter() - started
     cache.update({k: g for (k, _), g in zip(missing, given, strict=True)})
     prepared.rerank_scores = {i: cache[k] for k, i in zip(keys, prepared.pool, strict=True)}

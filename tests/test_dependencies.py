@@ -73,7 +73,7 @@ for package in (libs, services):
             importlib.import_module(module.name)
             imported += 1
 
-from services.agent_memory import sparse
+from services.agent_memory.index import sparse
 vector = sparse.document_vector("The user deploys on Fridays")
 assert len(vector.indices) == 3, vector
 

@@ -23,7 +23,6 @@ from libs.reranker import local_reranking
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.agent_memory import safety
-from services.agent_memory.clock import Clock, SystemClock
 from services.agent_memory.index import VectorIndex
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.index.optimizer import IndexOptimizer
@@ -31,15 +30,16 @@ from services.agent_memory.index.server import QdrantServerIndex
 from services.agent_memory.learning import bridge
 from services.agent_memory.learning import wiring as learning_wiring
 from services.agent_memory.learning.episodes import EpisodeSink
-from services.agent_memory.memory import AgentMemory
-from services.agent_memory.pinned_changes import PinnedChanges
-from services.agent_memory.projector import Projector
-from services.agent_memory.repository import Repository
+from services.agent_memory.memories.clock import Clock, SystemClock
+from services.agent_memory.memories.projector import Projector
+from services.agent_memory.memories.service import AgentMemory
+from services.agent_memory.memories.servicer import AgentMemoryServicer
+from services.agent_memory.memories.store.entries import Repository
+from services.agent_memory.memories.store.pinned_changes import PinnedChanges
 from services.agent_memory.retrieval.procedures import ProcedureSource
 from services.agent_memory.retrieval.service import Retrieval
 from services.agent_memory.retrieval.servicer import RetrievalServicer
 from services.agent_memory.retrieval.store import RetrievalStore
-from services.agent_memory.servicer import AgentMemoryServicer
 from services.agent_memory.settings import AgentMemoryConfig, StorageSettings
 
 logger = logging.getLogger(__name__)

@@ -6,8 +6,7 @@ import random
 from uuid import UUID
 
 from libs.embeddings import LocalEmbedder
-from services.agent_memory import sparse
-from services.agent_memory.index import IndexFilter, IndexPoint, payload
+from services.agent_memory.index import IndexFilter, IndexPoint, payload, sparse
 from services.agent_memory.index.edge import EdgeIndex
 from tests.agent_memory.conftest import qdrant_local_index
 

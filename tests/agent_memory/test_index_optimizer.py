@@ -13,9 +13,8 @@ from uuid import UUID
 import numpy
 import pytest
 
-from services.agent_memory import sparse
 from services.agent_memory.app import running
-from services.agent_memory.index import IndexFilter, IndexPoint, payload
+from services.agent_memory.index import IndexFilter, IndexPoint, payload, sparse
 from services.agent_memory.index.edge import WORK, EdgeIndex
 from services.agent_memory.index.optimizer import IndexOptimizer
 from services.agent_memory.settings import AgentMemoryConfig

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from services.agent_memory import app
-from services.agent_memory.projector import Projector
+from services.agent_memory.memories.projector import Projector
 from services.agent_memory.settings import AgentMemoryConfig
 from tests.support import lifecycle
 from tests.support.ports import free_port

@@ -11,9 +11,9 @@ from datetime import timedelta
 
 from libs import tasks
 from services.agent_memory import index as vector_index
-from services.agent_memory import projector as projector_module
 from services.agent_memory.index import IndexFilter
-from services.agent_memory.projector import LEASE_SECONDS
+from services.agent_memory.memories import projector as projector_module
+from services.agent_memory.memories.projector import LEASE_SECONDS
 from tests.support.memory_client import pb, store
 
 COLLECTION = vector_index.collection_name("acme", "default", "local-bge-small-en")

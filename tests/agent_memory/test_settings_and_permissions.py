@@ -8,9 +8,9 @@ import uuid
 
 import grpc
 
-from services.agent_memory import permissions
-from services.agent_memory.model import Role
-from services.agent_memory.rules import Kind, Scope
+from services.agent_memory.memories import permissions
+from services.agent_memory.memories.model import Role
+from services.agent_memory.memories.rules import Kind, Scope
 from tests.agent_memory.library import (
     OPERATOR_ROLE,
     add,

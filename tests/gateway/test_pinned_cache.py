@@ -27,7 +27,7 @@ from google.protobuf import field_mask_pb2, struct_pb2
 from libs import clients
 from libs.identity import Principal
 from libs.settings import Secret
-from services.agent_memory.pinned_changes import CHANNEL
+from services.agent_memory.memories.store.pinned_changes import CHANNEL
 from services.gateway.pinned import PinnedCache
 from tests.support.pinned_changes import all_heard
 from tests.support.platform import another_gateway

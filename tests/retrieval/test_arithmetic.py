@@ -8,11 +8,12 @@ from uuid import UUID
 
 import pytest
 
-from services.agent_memory.model import Entry, Source
-from services.agent_memory.retrieval import entities, fusion, scoring, trust
+from services.agent_memory.memories import entities
+from services.agent_memory.memories.model import Entry, Source
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
+from services.agent_memory.retrieval import fusion, scoring, trust
+from services.agent_memory.retrieval.model import Candidate, Hit, Signals
 from services.agent_memory.retrieval.request import Overrides
-from services.agent_memory.retrieval.store import Candidate, Hit, Signals
-from services.agent_memory.rules import Kind, Scope, SourceKind
 
 NOW = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
 A, B, C = UUID(int=1), UUID(int=2), UUID(int=3)

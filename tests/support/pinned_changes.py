@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable
 
-from services.agent_memory.pinned_changes import CHANNEL
+from services.agent_memory.memories.store.pinned_changes import CHANNEL
 from services.gateway.pinned import PinnedCache
 from tests.support.waiting import eventually
 

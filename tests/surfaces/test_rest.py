@@ -220,7 +220,7 @@ async def test_unknown_routes_and_methods_answer_json(platform):
     assert (missing.status_code, missing.json()["reason"]) == (404, "ROUTE_NOT_FOUND")
     assert (wrong.status_code, wrong.json()["code"], wrong.json()["reason"]) == (
         405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
-    assert wrong.headers["allow"] == wrong.json()["metadata"]["allowed"] == "HEAD, GET"
+    assert wrong.headers["allow"] == wrong.json()["metadata"]["allowed"] == "GET, HEAD"
 
 
 # Bad REST inputs: (method, path, body or query, the field named, words in the message).

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from uuid import UUID
 
-from services.agent_memory.sparse import SparseVector
+from services.agent_memory.index.sparse import SparseVector
 
 DENSE = "dense"
 SPARSE = "bm25"

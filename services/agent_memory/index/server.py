@@ -19,7 +19,7 @@ from services.agent_memory.index import (
     IndexPoint,
     IndexUnavailable,
 )
-from services.agent_memory.sparse import SparseVector
+from services.agent_memory.index.sparse import SparseVector
 
 
 def _models():

@@ -4,10 +4,10 @@ procedures section (recalled for the request's run, so its outcome counts for th
 
 from __future__ import annotations
 
-from services.agent_memory.clock import Clock
 from services.agent_memory.learning.episodes import Episode, EpisodeSink
 from services.agent_memory.learning.service import Learning
-from services.agent_memory.model import Actor
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.model import Actor
 from services.agent_memory.retrieval.procedures import RECALLED, Procedure, Step
 from services.agent_memory.retrieval.service import Retrieval
 

@@ -13,7 +13,6 @@ from google.protobuf import struct_pb2, timestamp_pb2
 from libs import page_tokens
 from libs.errors import InvalidArgument
 from libs.identity import require_id
-from services.agent_memory import conversions as memory_conversions
 from services.agent_memory.learning.model import (
     LearningAudit,
     Procedure,
@@ -23,8 +22,9 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.model import Source
-from services.agent_memory.rules import Kind, Scope, SourceKind
+from services.agent_memory.memories import conversions as memory_conversions
+from services.agent_memory.memories.model import Source
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
 
 _KINDS = {kind: getattr(memory_pb, f"MEMORY_KIND_{kind.name}") for kind in Kind}
 _SCOPES = {scope: getattr(memory_pb, f"MEMORY_SCOPE_{scope.name}") for scope in Scope}

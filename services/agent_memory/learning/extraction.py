@@ -26,10 +26,10 @@ from agentmemory.common.v1 import message_pb2
 
 from libs import facts as offline_rules
 from libs.model import ChatModel, Prompt
-from services.agent_memory import rules
 from services.agent_memory.learning.model import Fact, FinishedRun
-from services.agent_memory.model import Source
-from services.agent_memory.rules import Kind, SourceKind
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.model import Source
+from services.agent_memory.memories.rules import Kind, SourceKind
 
 logger = logging.getLogger(__name__)
 

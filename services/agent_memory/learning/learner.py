@@ -51,7 +51,7 @@ from services.agent_memory.learning.model import FinishedRun, Outcome, Report
 from services.agent_memory.learning.procedures import Procedures
 from services.agent_memory.learning.store import LearningStore
 from services.agent_memory.learning.suggestions import Suggestions
-from services.agent_memory.rules import ExtractionMode
+from services.agent_memory.memories.rules import ExtractionMode
 
 logger = logging.getLogger(__name__)
 
@@ -205,7 +205,7 @@ class Learner:
         inside = [m for m in messages if m.offset > run.after_offset]
         if not inside:
             return
-        keys = await self._store.known_keys(run.actor, self._clock.now())
+        keys = await self._memory.recent_keys(run.actor)
         facts = await self._extractor.extract(run, inside, keys)
         report.facts = len(facts)
         await self._suggestions.take(run, facts, mode, report)

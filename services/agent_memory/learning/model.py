@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from services.agent_memory.model import Actor, Author, Source
-from services.agent_memory.rules import Kind, Scope
+from services.agent_memory.memories.model import Actor, Author, Source
+from services.agent_memory.memories.rules import Kind, Scope
 
 
 class Outcome(enum.StrEnum):

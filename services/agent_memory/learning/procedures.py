@@ -41,8 +41,7 @@ from cachetools import LRUCache
 from libs.embeddings import Embedder
 from libs.errors import NotFound, PermissionDenied
 from services.agent_memory import index as vector_index
-from services.agent_memory import sparse
-from services.agent_memory.index import IndexFilter, IndexPoint, VectorIndex
+from services.agent_memory.index import IndexFilter, IndexPoint, VectorIndex, sparse
 from services.agent_memory.learning.capture import CapturedTurn
 from services.agent_memory.learning.model import (
     FinishedRun,
@@ -54,8 +53,8 @@ from services.agent_memory.learning.model import (
 )
 from services.agent_memory.learning.store import LearningStore
 from services.agent_memory.learning.suggestions import LEARNING, Suggestions
-from services.agent_memory.model import Actor, Author, Role
-from services.agent_memory.rules import Scope
+from services.agent_memory.memories.model import Actor, Author, Role
+from services.agent_memory.memories.rules import Scope
 
 logger = logging.getLogger(__name__)
 

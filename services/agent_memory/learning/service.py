@@ -19,7 +19,7 @@ from services.agent_memory.learning.model import (
 from services.agent_memory.learning.procedures import Procedures
 from services.agent_memory.learning.store import LearningStore
 from services.agent_memory.learning.suggestions import Suggestions
-from services.agent_memory.model import Actor
+from services.agent_memory.memories.model import Actor
 
 MAX_CREDENTIALS = 100
 MAX_CREDENTIAL_CHARS = 4096

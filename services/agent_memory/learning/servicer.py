@@ -7,10 +7,10 @@ from agentmemory.agent_memory.v1 import learning_service_pb2_grpc as pb_grpc
 
 from libs import limits
 from libs.identity import require_id
-from services.agent_memory import conversions as memory_conversions
 from services.agent_memory.learning import conversions
 from services.agent_memory.learning.procedures import MAX_RECALL
 from services.agent_memory.learning.service import Learning
+from services.agent_memory.memories import conversions as memory_conversions
 
 LIST_DEFAULT, LIST_MAX = 50, 200
 

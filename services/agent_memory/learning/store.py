@@ -1,7 +1,8 @@
 """Every SQL statement of learning, on asyncpg: storage only (the rules are in the
 modules that call it). Reads of suggestions, procedures and audit records see the
-caller's agent's rows that belong to no person or to the caller's own (``_mine``);
-reads of memories use ``sql.visible``."""
+caller's agent's rows that belong to no person or to the caller's own (``_mine``).
+Memories are read through the memory service (``memories.store``), but for the
+suggestions' join to the memories they name."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from uuid import UUID
 import asyncpg
 
 from libs.quotas import quota_exceeded
-from services.agent_memory import sql
 from services.agent_memory.learning.model import (
     FinishedRun,
     LearningAction,
@@ -28,9 +28,9 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.model import Actor, Author, Entry, Role, Source
-from services.agent_memory.rules import Kind, Scope, SourceKind
-from services.agent_memory.sql import ENTRY_COLUMNS, Query, live, visible
+from services.agent_memory.memories.model import Actor, Author, Role, Source
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
+from services.agent_memory.memories.store.sql import Query
 
 _SUGGESTION_COLUMNS = (
     "s.id, s.account_id, s.environment, s.scope, s.agent_id, s.owner_user_id, s.kind, s.status,"
@@ -206,27 +206,6 @@ class LearningStore:
             " AND thread_id = $3 AND run_id = $4", account_id, agent_id, thread_id, run_id)
         return None if row is None else (row["state"],
                                          row["report"] and json.loads(row["report"]))
-
-    # -- memories, for deduplication ---------------------------------------------------
-
-    async def related_memories(self, actor: Actor, now: datetime, keys: Sequence[str],
-                               contents: Sequence[str]) -> list[Entry]:
-        """Live memories the thread sees under one of ``keys`` or with one of ``contents``
-        (compared case- and space-insensitively)."""
-        q = Query()
-        rows = await self._pool.fetch(
-            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
-            f" AND {live(q, now)} AND (key = ANY({q(list(keys))}::text[])"
-            f" OR lower(regexp_replace(btrim(content), '\\s+', ' ', 'g'))"
-            f" = ANY({q([normal(c) for c in contents])}::text[]))", *q.args)
-        return [sql.entry(r) for r in rows]
-
-    async def known_keys(self, actor: Actor, now: datetime, limit: int = 200) -> list[str]:
-        q = Query()
-        rows = await self._pool.fetch(
-            f"SELECT key FROM memory_entries WHERE {visible(q, actor)} AND {live(q, now)}"
-            f" ORDER BY updated_at DESC LIMIT {q(limit)}", *q.args)
-        return [r["key"] for r in rows]
 
     # -- suggestions ---------------------------------------------------------------------
 
@@ -484,8 +463,3 @@ class LearningStore:
             status = await self._pool.execute(statement, now)
             removed += int(status.split()[-1])
         return removed
-
-
-def normal(text: str) -> str:
-    """What 'the same fact' compares: case and spacing aside."""
-    return " ".join(text.split()).lower()

@@ -32,7 +32,7 @@ from dataclasses import replace
 from uuid import UUID
 
 from libs.errors import DomainError, FailedPrecondition, NotFound
-from services.agent_memory import permissions, safety
+from services.agent_memory import safety
 from services.agent_memory.learning.model import (
     Fact,
     FinishedRun,
@@ -43,9 +43,10 @@ from services.agent_memory.learning.model import (
     SuggestionKind,
     SuggestionStatus,
 )
-from services.agent_memory.learning.store import LearningStore, normal
-from services.agent_memory.model import Actor, Author, Entry, NewMemory, Role
-from services.agent_memory.rules import ExtractionMode, Kind, Scope
+from services.agent_memory.learning.store import LearningStore
+from services.agent_memory.memories import permissions
+from services.agent_memory.memories.model import Actor, Author, Entry, NewMemory, Role, normal
+from services.agent_memory.memories.rules import ExtractionMode, Kind, Scope
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ def _new_memory(key: str, content: str, kind: Kind, scope: Scope, confidence: fl
 class Suggestions:
     def __init__(self, store: LearningStore, memory, clock) -> None:
         self._store = store
-        self._memory = memory  # services.agent_memory.memory.AgentMemory
+        self._memory = memory  # services.agent_memory.memories.service.AgentMemory
         self._clock = clock
 
     # -- after a run -----------------------------------------------------------------
@@ -88,10 +89,9 @@ class Suggestions:
     async def take(self, run: FinishedRun, facts: list[Fact], mode: ExtractionMode,
                    report: Report) -> None:
         actor = replace(run.actor, role=Role.SERVICE, key_id="")
-        now = self._clock.now()
         quota = (await self._memory.account_settings(actor)).quotas.pending_suggestions
-        related = await self._store.related_memories(
-            actor, now, [f.key for f in facts], [f.content for f in facts])
+        related = await self._memory.related(
+            actor, [f.key for f in facts], [f.content for f in facts])
         for fact in facts:
             scope = target_scope(fact, run.owner_user_id)
             if scope is None:

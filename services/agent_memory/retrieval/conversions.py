@@ -11,9 +11,11 @@ from google.protobuf import timestamp_pb2
 
 from libs.errors import InvalidArgument
 from libs.identity import require_id
-from services.agent_memory import conversions as memory_conversions
-from services.agent_memory import validation
+from services.agent_memory.memories import conversions as memory_conversions
+from services.agent_memory.memories import validation
+from services.agent_memory.memories.rules import SourceKind
 from services.agent_memory.retrieval import episodes, params, request
+from services.agent_memory.retrieval.model import AsOfAxis, EpisodeRow, Receipt
 from services.agent_memory.retrieval.request import Mode, RelevantRequest, RetrieveRequest
 from services.agent_memory.retrieval.service import (
     Context,
@@ -21,10 +23,7 @@ from services.agent_memory.retrieval.service import (
     MemoryItem,
     Relevant,
 )
-from services.agent_memory.retrieval.store import EpisodeRow, Receipt
 from services.agent_memory.retrieval.trust import Trust
-from services.agent_memory.retrieval.view import AsOfAxis
-from services.agent_memory.rules import SourceKind
 
 _MODES = {pb.RETRIEVAL_MODE_UNSPECIFIED: Mode.DETERMINISTIC,
           pb.RETRIEVAL_MODE_DETERMINISTIC: Mode.DETERMINISTIC,

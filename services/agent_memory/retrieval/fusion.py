@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
+from services.agent_memory.memories.rules import Kind
 from services.agent_memory.retrieval import params
+from services.agent_memory.retrieval.model import Hit
 from services.agent_memory.retrieval.request import KIND_WORDS
-from services.agent_memory.retrieval.store import Hit
-from services.agent_memory.rules import Kind
 
 
 def _words(query: str) -> list[str]:

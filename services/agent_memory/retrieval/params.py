@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
-from services.agent_memory import rules
+from services.agent_memory.memories import rules
 
 # -- the request ------------------------------------------------------------------
 

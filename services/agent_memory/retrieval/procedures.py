@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.agent_memory.model import Actor
+from services.agent_memory.memories.model import Actor
 
 RECALLED = 3  # seed 004: "up to three procedures ride into the run"
 

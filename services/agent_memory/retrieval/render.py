@@ -44,7 +44,7 @@ line, so none can forge a header or an item).
 
 from __future__ import annotations
 
-from services.agent_memory.model import Entry
+from services.agent_memory.memories.model import Entry
 from services.agent_memory.retrieval.procedures import Procedure
 
 HEADERS = {

@@ -9,9 +9,9 @@ from datetime import datetime
 from uuid import UUID
 
 from libs.errors import InvalidArgument
-from services.agent_memory import rules
+from services.agent_memory.memories import rules
 from services.agent_memory.retrieval import params
-from services.agent_memory.retrieval.view import AsOfAxis
+from services.agent_memory.retrieval.model import AsOfAxis
 
 
 class Mode(enum.StrEnum):

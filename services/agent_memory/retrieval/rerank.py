@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from libs.model import ChatModel, Prompt
-from services.agent_memory.model import Entry
+from services.agent_memory.memories.rules import Kind
 from services.agent_memory.retrieval.render import escape
-from services.agent_memory.rules import Kind
 
 logger = logging.getLogger(__name__)
 
@@ -39,11 +38,6 @@ def _json(text: str):
     if match is None:
         raise ValueError("no JSON object in the answer")
     return json.loads(match.group())
-
-
-def text(entry: Entry) -> str:
-    """What a reranker reads of a memory: its key (words, not snake case) and content."""
-    return f"{entry.key.replace('_', ' ')}: {entry.content}"
 
 
 async def parse_query(model: ChatModel, query: str) -> ParsedQuery:

@@ -24,8 +24,8 @@ from datetime import datetime
 
 from services.agent_memory.retrieval import params, trust
 from services.agent_memory.retrieval.fusion import Fused
+from services.agent_memory.retrieval.model import Candidate
 from services.agent_memory.retrieval.request import Overrides
-from services.agent_memory.retrieval.store import Candidate
 
 
 @dataclass(frozen=True)

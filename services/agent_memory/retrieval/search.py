@@ -42,19 +42,14 @@ from libs.embeddings import Embedder
 from libs.model import ChatModel
 from libs.reranker import Reranking
 from services.agent_memory import index as vector_index
-from services.agent_memory import rules, sparse
-from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex
-from services.agent_memory.model import Actor
-from services.agent_memory.retrieval import entities, fusion, params, rerank, scoring
+from services.agent_memory.index import IndexFilter, IndexHit, VectorIndex, sparse
+from services.agent_memory.memories import entities, rules
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.recall import rerank_text
+from services.agent_memory.retrieval import fusion, params, rerank, scoring
+from services.agent_memory.retrieval.model import Candidate, EpisodeRow, Filters, GraphWalk, Hit
 from services.agent_memory.retrieval.request import Mode, RetrieveRequest
-from services.agent_memory.retrieval.store import (
-    Candidate,
-    EpisodeRow,
-    Filters,
-    GraphWalk,
-    Hit,
-    RetrievalStore,
-)
+from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.retrieval.view import View
 
 logger = logging.getLogger(__name__)
@@ -301,7 +296,7 @@ class Searcher:
         started = time.perf_counter()
         try:
             ordered, given = await self._local.reorder(
-                request.query, outcome.kept, lambda s: rerank.text(s.candidate.entry))
+                request.query, outcome.kept, lambda s: rerank_text(s.candidate.entry))
         except Exception as exc:
             logger.warning("local reranking failed: %s", exc)
             outcome.reranked = Reranked("failed")
@@ -323,7 +318,7 @@ class Searcher:
         started = time.perf_counter()
         try:
             given = await rerank.scores(self._model, request.query, [
-                rerank.text(s.candidate.entry) for s in head])
+                rerank_text(s.candidate.entry) for s in head])
         except Exception as exc:
             logger.warning("reranking failed: %s", exc)
             outcome.reranked = Reranked("failed")

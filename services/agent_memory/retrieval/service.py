@@ -52,30 +52,24 @@ from libs.embeddings import Embedder
 from libs.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from libs.model import ChatModel
 from libs.reranker import Reranking
-from services.agent_memory import rules
-from services.agent_memory.clock import Clock
 from services.agent_memory.index import VectorIndex
-from services.agent_memory.model import Actor, Entry
-from services.agent_memory.repository import Repository
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.model import Actor, Entry
+from services.agent_memory.memories.rules import Kind, SourceKind
+from services.agent_memory.memories.store.entries import Repository
 from services.agent_memory.retrieval import compiler, params, render
 from services.agent_memory.retrieval import episodes as episode_rules
 from services.agent_memory.retrieval.compiler import Item, SectionUsage, line_tokens
 from services.agent_memory.retrieval.fusion import LegRank
+from services.agent_memory.retrieval.model import Candidate, EpisodeRow, Receipt, ReceiptItem, Section
 from services.agent_memory.retrieval.procedures import NoProcedures, Procedure, ProcedureSource
 from services.agent_memory.retrieval.request import RelevantRequest, RetrieveRequest
 from services.agent_memory.retrieval.scoring import Factor, Scored
 from services.agent_memory.retrieval.search import SEARCHED, Searcher, SearchOutcome
-from services.agent_memory.retrieval.store import (
-    Candidate,
-    EpisodeRow,
-    Receipt,
-    ReceiptItem,
-    RetrievalStore,
-    Section,
-)
+from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.retrieval.trust import Trust, trust
 from services.agent_memory.retrieval.view import View
-from services.agent_memory.rules import Kind, SourceKind
 
 MEMORY_SECTIONS = ("blocks", "userProfile", "platformEntries", "tenantFloors", "tenantEntries",
                    "workspaceEntries", "sessionEntries")

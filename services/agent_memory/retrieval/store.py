@@ -11,19 +11,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
 import asyncpg
 
 from libs.quotas import quota_exceeded
-from services.agent_memory import sql
-from services.agent_memory.model import Actor, Entry
-from services.agent_memory.retrieval import entities as entity_rules
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.rules import Kind
+from services.agent_memory.memories.store import sql
+from services.agent_memory.memories.store.sql import Query, visible
+from services.agent_memory.retrieval.model import (
+    Candidate,
+    EpisodeRow,
+    Filters,
+    GraphWalk,
+    Hit,
+    Receipt,
+    ReceiptItem,
+    Resolved,
+    Section,
+    Signals,
+)
 from services.agent_memory.retrieval.view import View
-from services.agent_memory.rules import Kind
-from services.agent_memory.sql import Query, visible
 
 # Words the full-text leg does not search for: in the 'simple' configuration
 # (no stemming, no stop words) they would match nearly every memory.
@@ -51,129 +61,6 @@ def _tsquery(q: Query, text: str, operator: str = "|") -> str:
 FULLTEXT_RANKED = 1000
 # The entity leg reads at most this many memories per matched name.
 ENTITY_PER_NAME = 100
-
-
-@dataclass(frozen=True)
-class Hit:
-    id: UUID
-    score: float
-
-
-@dataclass(frozen=True)
-class Signals:
-    """What scoring and trust read besides the memory: use, credit, conflicts."""
-
-    superseded: bool
-    contradicted: bool
-    recall_count: int
-    last_recalled_at: datetime | None
-    helpful: int = 0
-    unhelpful: int = 0
-    successes: int = 0
-    failures: int = 0
-
-
-class Candidate:
-    """A memory a leg found, with its signals. Scoring reads its creation time,
-    importance and confidence; the whole Entry is built from the row when first read
-    (most candidates are scored and dropped: only the top N are delivered)."""
-
-    __slots__ = ("_entry", "_row", "signals")
-
-    def __init__(self, entry: Entry | None, signals: Signals,
-                 row: asyncpg.Record | None = None) -> None:
-        self._entry, self._row, self.signals = entry, row, signals
-
-    @property
-    def entry(self) -> Entry:
-        if self._entry is None:
-            self._entry = sql.entry(self._row)
-        return self._entry
-
-    @property
-    def created_at(self) -> datetime:
-        return self._read("created_at")
-
-    @property
-    def importance(self) -> float:
-        return self._read("importance")
-
-    @property
-    def confidence(self) -> float:
-        return self._read("confidence")
-
-    def _read(self, field: str):
-        return getattr(self._entry, field) if self._entry is not None else self._row[field]
-
-
-@dataclass(frozen=True)
-class Filters:
-    """The filter stage (seed step 4), beyond visibility and validity."""
-
-    tags: dict[str, str]
-    agent_id: str | None
-    after: datetime | None
-    before: datetime | None
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """What the legs found, checked against the view in one statement: the vector hits
-    the caller may see (in the index's order), the graph leg's hits, and the
-    candidates (every hit that passes the filters, with its signals)."""
-
-    vector: list[Hit]
-    graph: list[Hit]
-    candidates: dict[UUID, Candidate]
-
-
-@dataclass(frozen=True)
-class EpisodeRow:
-    id: UUID
-    thread_id: str
-    run_id: str
-    outcome: str
-    task: str
-    summary: str
-    finished_at: datetime
-    score: float = 0.0
-
-
-@dataclass(frozen=True)
-class ReceiptItem:
-    memory_id: UUID
-    version: int
-    section: str
-    position: int
-    tokens: int
-
-
-@dataclass(frozen=True)
-class Receipt:
-    id: UUID
-    run_id: str
-    thread_id: str | None
-    query: str
-    mode: str
-    token_budget: int
-    tokens_used: int
-    sections: dict
-    created_at: datetime
-    items: list[ReceiptItem]
-
-
-@dataclass(frozen=True)
-class Section:
-    """One fixed section's memories: blocks, the profile (``owner``: the user's), rules
-    (``platform``: the operator's too), the run's (``run``: thread, run)."""
-
-    name: str
-    kinds: Sequence[Kind]
-    limit: int
-    owner: str | None = None
-    run: tuple[str | None, str] | None = None
-    order: str = "m.importance DESC, m.updated_at DESC, m.id"
-    platform: bool = False
 
 
 def _select(q: Query, actor: Actor, view: View, conditions: list[str],
@@ -209,7 +96,7 @@ def _candidate(row) -> Candidate:
     return Candidate(None, Signals(
         row["is_superseded"], row["contradicted"], row["recall_count"],
         row["last_recalled_at"], row["helpful"], row["unhelpful"], row["successes"],
-        row["failures"]), row)
+        row["failures"]), row, sql.entry)
 
 
 def _hits(rows) -> list[Hit]:
@@ -224,16 +111,6 @@ def _distinct(hits: list[Hit], limit: int) -> list[Hit]:
         return hits
     cut = hits[limit].score
     return [h for h in hits[:limit] if h.score != cut]
-
-
-@dataclass(frozen=True)
-class GraphWalk:
-    """The graph leg's walk: from the first ``seeds`` verified vector hits, through
-    entities named by at most ``fanout`` memories, at most ``limit`` hits."""
-
-    seeds: int
-    fanout: int
-    limit: int
 
 
 def _graph(q: Query, actor: Actor, view: View, kinds: Sequence[Kind], account: str,
@@ -588,50 +465,3 @@ class RetrievalStore:
                 " sentence) SELECT $1, $2, $3, p, s FROM unnest($4::text[]) WITH ORDINALITY"
                 " AS x(s, p)", actor.account_id, actor.environment, row["id"], list(sentences))
             return _episode(row)
-
-
-# -- entities: a projection of each memory, kept by the projector ------------------------
-
-async def refresh_entities(connection: asyncpg.Connection,
-                           keys: Sequence[tuple[str, str, UUID]]) -> None:
-    """Re-extract the entities of these memories from their current row (deleted or
-    missing: none). Called by the projector, in its transaction, for each outbox batch."""
-    if not keys:
-        return
-    q = Query()
-    rows = await connection.fetch(
-        f"SELECT m.account_id, m.environment, m.id, m.content FROM memory_entries m"
-        f" JOIN unnest({q([k[0] for k in keys])}::text[], {q([k[1] for k in keys])}::text[],"
-        f" {q([k[2] for k in keys])}::uuid[]) AS o(account_id, environment, id)"
-        f" USING (account_id, environment, id) WHERE m.deleted_at IS NULL", *q.args)
-    found = [(r["account_id"], r["environment"], r["id"], e)
-             for r in rows for e in entity_rules.extract(r["content"])]
-    await connection.execute(
-        "DELETE FROM memory_entities e USING unnest($1::text[], $2::text[], $3::uuid[])"
-        " AS o(account_id, environment, id) WHERE e.account_id = o.account_id"
-        " AND e.environment = o.environment AND e.memory_id = o.id",
-        [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys])
-    if found:
-        await connection.execute(
-            "INSERT INTO memory_entities (account_id, environment, memory_id, norm, name, kind)"
-            " SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[],"
-            " $6::text[]) ON CONFLICT DO NOTHING",
-            [f[0] for f in found], [f[1] for f in found], [f[2] for f in found],
-            [f[3].norm for f in found], [f[3].name for f in found], [f[3].kind for f in found])
-
-
-async def add_entities(pool: asyncpg.Pool, found: Sequence[tuple[Entry, Sequence]]) -> None:
-    """More entities of memories (the model's), kept only while each memory still has the
-    content they were found in."""
-    rows = [(e.account_id, e.environment, e.id, e.content_hash, x.norm, x.name, x.kind)
-            for e, names in found for x in names]
-    if not rows:
-        return
-    columns = list(zip(*rows, strict=True))
-    await pool.execute(
-        "INSERT INTO memory_entities (account_id, environment, memory_id, norm, name, kind)"
-        " SELECT x.a, x.e, x.id, x.norm, x.name, x.kind FROM unnest($1::text[], $2::text[],"
-        " $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[])"
-        " AS x(a, e, id, hash, norm, name, kind) JOIN memory_entries m ON m.account_id = x.a"
-        " AND m.environment = x.e AND m.id = x.id AND m.content_hash = x.hash"
-        " AND m.deleted_at IS NULL ON CONFLICT DO NOTHING", *[list(c) for c in columns])

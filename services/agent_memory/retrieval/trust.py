@@ -28,10 +28,10 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from services.agent_memory import rules
-from services.agent_memory.model import Entry
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.model import Entry
 from services.agent_memory.retrieval import params
-from services.agent_memory.retrieval.store import Signals
+from services.agent_memory.retrieval.model import Signals
 
 _DAY = 86400.0
 

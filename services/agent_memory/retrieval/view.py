@@ -19,21 +19,15 @@ counts them (seed: supersededHiddenCount).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from services.agent_memory import sql
-from services.agent_memory.model import Actor
-from services.agent_memory.rules import Kind
-from services.agent_memory.sql import Query, visible
-
-
-class AsOfAxis(enum.StrEnum):
-    RECORDED = "recorded"
-    VALID = "valid"
-
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.rules import Kind
+from services.agent_memory.memories.store import sql
+from services.agent_memory.memories.store.sql import Query, visible
+from services.agent_memory.retrieval.model import AsOfAxis
 
 _VERSION_SOURCE = ("(SELECT memory_id AS id, account_id, environment, version, "
                    f"{', '.join(sql.SNAPSHOT)}, search_simple, recorded_at, recorded_until"

@@ -53,7 +53,10 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
+        # Starlette joins a route's methods from a set: sorted, the header is the same every run
+        allowed = ", ".join(sorted(
+            method.strip() for method in (exc.headers or {}).get("Allow", "").split(",")
+            if method.strip()))
         refused = errors.response(Unimplemented(
             f"{request.method} is not allowed on {shorten(request.url.path)}; allowed: "
             f"{allowed}", reason="METHOD_NOT_ALLOWED", metadata={"allowed": allowed}))

@@ -18,9 +18,9 @@ from google.protobuf import descriptor, field_mask_pb2, json_format
 from google.protobuf.message import Message
 
 from libs.errors import InvalidArgument
-from services.agent_memory import permissions
-from services.agent_memory.model import Role
-from services.agent_memory.rules import Kind, Scope
+from services.agent_memory.memories import permissions
+from services.agent_memory.memories.model import Role
+from services.agent_memory.memories.rules import Kind, Scope
 from services.gateway.http.rest import enum_prefix
 
 PAGE_SIZE = 25

@@ -40,9 +40,9 @@ from libs.errors import (
 )
 from libs.identity import require_id
 from libs.quotas import quota_exceeded
-from services.agent_memory import exchange, permissions, rules, validation
-from services.agent_memory.clock import Clock
-from services.agent_memory.model import (
+from services.agent_memory.memories import exchange, permissions, rules, validation
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.model import (
     HYGIENE,
     AccountSettings,
     Action,
@@ -60,8 +60,8 @@ from services.agent_memory.model import (
     Version,
     content_hash,
 )
-from services.agent_memory.repository import Repository, Transaction
-from services.agent_memory.rules import Kind, Scope, Visibility
+from services.agent_memory.memories.rules import Kind, Scope, Visibility
+from services.agent_memory.memories.store.entries import Repository, Transaction
 
 
 def request_hash(operation: str, **fields) -> str:

@@ -16,8 +16,8 @@ from libs import page_tokens
 from libs.errors import InvalidArgument
 from libs.identity import parse_principal, require_id
 from libs.postgres import INTEGER_MAX
-from services.agent_memory import rules
-from services.agent_memory.model import (
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.model import (
     AccountSettings,
     AccountUsage,
     Action,
@@ -39,7 +39,7 @@ from services.agent_memory.model import (
     StoreResult,
     Version,
 )
-from services.agent_memory.rules import ExtractionMode, Kind, Scope, SourceKind, Visibility
+from services.agent_memory.memories.rules import ExtractionMode, Kind, Scope, SourceKind, Visibility
 
 _CATEGORIES = {
     pb.CATEGORY_USER_PROFILE: Kind.USER_PROFILE,

@@ -19,10 +19,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from services.agent_memory import rules
-from services.agent_memory.clock import Clock
-from services.agent_memory.repository import Repository
-from services.agent_memory.writes import Writes
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.store.entries import Repository
+from services.agent_memory.memories.writes import Writes
 
 logger = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ callers can see (and so change) them.
 from __future__ import annotations
 
 from libs.errors import PermissionDenied
-from services.agent_memory.model import Actor, Role
-from services.agent_memory.rules import PERSONAL_SCOPES, RULES, Kind, Scope
+from services.agent_memory.memories.model import Actor, Role
+from services.agent_memory.memories.rules import PERSONAL_SCOPES, RULES, Kind, Scope
 
 _ADMINS = frozenset({Role.ADMIN, Role.OPERATOR, Role.SERVICE})
 

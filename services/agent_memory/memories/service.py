@@ -16,12 +16,12 @@ from uuid import UUID
 from libs.embeddings import Embedder
 from libs.errors import FailedPrecondition, NotFound
 from libs.reranker import Reranking
-from services.agent_memory import exchange, rules, validation
 from services.agent_memory import index as vector_index
-from services.agent_memory.clock import Clock
-from services.agent_memory.hygiene import Hygiene, HygieneReport
 from services.agent_memory.index import VectorIndex
-from services.agent_memory.model import (
+from services.agent_memory.memories import exchange, rules, validation
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.hygiene import Hygiene, HygieneReport
+from services.agent_memory.memories.model import (
     AccountSettings,
     AccountUsage,
     Actor,
@@ -39,11 +39,11 @@ from services.agent_memory.model import (
     StoreResult,
     Version,
 )
-from services.agent_memory.projector import Projector, points_for
-from services.agent_memory.recall import Recaller
-from services.agent_memory.repository import Repository
-from services.agent_memory.rules import Kind, Visibility
-from services.agent_memory.writes import Writes
+from services.agent_memory.memories.projector import Projector, points_for
+from services.agent_memory.memories.recall import Recaller
+from services.agent_memory.memories.rules import Kind, Visibility
+from services.agent_memory.memories.store.entries import Repository
+from services.agent_memory.memories.writes import Writes
 
 
 class AgentMemory:
@@ -180,6 +180,17 @@ class AgentMemory:
 
     async def summarize(self, actor: Actor, agents: Sequence[str]) -> list[MemoryCount]:
         return await self._repository.count_memories(actor, agents, self._clock.now())
+
+    async def related(self, actor: Actor, keys: Sequence[str],
+                      contents: Sequence[str]) -> list[Entry]:
+        """Live memories the caller sees under one of ``keys`` or holding one of
+        ``contents`` (the same fact: case and spacing aside): what learning
+        deduplicates against."""
+        return await self._repository.related(actor, self._clock.now(), keys, contents)
+
+    async def recent_keys(self, actor: Actor, limit: int = 200) -> list[str]:
+        """The keys of the caller's most recently updated live memories."""
+        return await self._repository.recent_keys(actor, self._clock.now(), limit)
 
     async def account_settings(self, actor: Actor) -> AccountSettings:
         return await self._repository.account_settings(actor.account_id)

@@ -24,8 +24,8 @@ from typing import Any
 
 import asyncpg
 
-from services.agent_memory.model import Actor, Author, Entry, Role, Source
-from services.agent_memory.rules import Kind, Scope, SourceKind
+from services.agent_memory.memories.model import Actor, Author, Entry, Role, Source
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
 
 
 class Query:

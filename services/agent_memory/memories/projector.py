@@ -38,13 +38,12 @@ from libs.embeddings import Embedder
 from libs.model import ChatModel
 from libs.pacing import IdleBackoff
 from services.agent_memory import index as vector_index
-from services.agent_memory import sparse
-from services.agent_memory.clock import Clock
-from services.agent_memory.index import IndexPoint, VectorIndex
-from services.agent_memory.model import Entry
-from services.agent_memory.repository import OutboxItem, Repository
-from services.agent_memory.retrieval import entities
-from services.agent_memory.retrieval.store import add_entities, refresh_entities
+from services.agent_memory.index import IndexPoint, VectorIndex, sparse
+from services.agent_memory.memories import entities
+from services.agent_memory.memories.clock import Clock
+from services.agent_memory.memories.model import Entry
+from services.agent_memory.memories.store.entities import add_entities, refresh_entities
+from services.agent_memory.memories.store.entries import OutboxItem, Repository
 
 logger = logging.getLogger(__name__)
 

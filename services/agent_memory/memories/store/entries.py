@@ -1,11 +1,14 @@
-"""Every SQL statement of agent memory, on asyncpg: storage only.
+"""The SQL over memories, on asyncpg: storage only. This module owns the memories'
+tables (memory_entries, memory_versions, memory_audit, memory_store_requests,
+memory_outbox) and hygiene's statements; ``settings`` and ``entities`` own their
+families, and :class:`Repository` and :class:`Transaction` take in ``settings``' part.
 
 The decisions (replay, expiry, replace, capacity, permissions, versions) are
-the domain's (``writes``, ``library``, ``memory``); this module reads and
-writes what it is told. Every read of memories, versions or audit records is
-filtered by ``sql.visible``; writes address rows by (account, environment,
-id). Times come from the service's clock, never from the database's, so
-expiry, retention and decay are testable.
+the domain's (``writes``, ``service``); this module reads and writes what it is
+told. Every read of memories, versions or audit records is filtered by
+``sql.visible``; writes address rows by (account, environment, id). Times come
+from the service's clock, never from the database's, so expiry, retention and
+decay are testable.
 
 Writes happen in a :class:`Transaction` (``async with repository.transaction()``):
 short, and never open across a network call (embedding and the index are the
@@ -20,32 +23,36 @@ import re
 import zlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from uuid import UUID
 
 import asyncpg
 
 from libs import postgres
 from libs.errors import AlreadyExists, Unavailable
-from libs.quotas import quota_exceeded
-from services.agent_memory import rules, sql
-from services.agent_memory.model import (
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.model import (
     AccountSettings,
-    AccountUsage,
     Action,
     Actor,
-    AgentSettings,
     AuditRecord,
     Author,
     Entry,
     MemoryCount,
     MemoryFilter,
-    Quotas,
     Role,
     Version,
+    normal,
 )
-from services.agent_memory.rules import Bucket, ExtractionMode, Kind, Scope
-from services.agent_memory.sql import ENTRY_COLUMNS, Query, live, visible
+from services.agent_memory.memories.rules import Bucket, Kind, Scope
+from services.agent_memory.memories.store import sql
+from services.agent_memory.memories.store.settings import (
+    SettingsReads,
+    SettingsWrites,
+    account_columns,
+    account_settings_from,
+)
+from services.agent_memory.memories.store.sql import ENTRY_COLUMNS, Query, live, visible
 
 # The order GetEntry and Forget resolve a key in: the caller's own first.
 _SPECIFICITY = ("CASE scope WHEN 'private' THEN 0 WHEN 'user' THEN 1 WHEN 'agent' THEN 2"
@@ -103,42 +110,11 @@ def _json(value) -> dict | None:
     return None if value is None else json.loads(value)
 
 
-def _settings_columns(prefix: str = "") -> str:
-    names = ("memory_enabled", "retention_days", "default_token_budget", "updated_at",
-             "environments", *(f"quota_{name}" for name in rules.QUOTA_DEFAULTS))
-    return ", ".join(prefix + name for name in names)
-
-
-_SETTINGS = _settings_columns()
-
-
-def _account_settings(row) -> AccountSettings:
-    if row is None or row["memory_enabled"] is None:
-        return AccountSettings()
-    quotas = Quotas(**{name: row[f"quota_{name}"] or default
-                       for name, default in rules.QUOTA_DEFAULTS.items()})
-    return AccountSettings(row["memory_enabled"], row["retention_days"],
-                           row["default_token_budget"], row["updated_at"],
-                           tuple(row["environments"]), quotas)
-
-
-_AGENT_SETTINGS = ("memory_bound", "extraction_mode", "procedures_enabled", "updated_at",
-                   "relevant_memories_enabled", "relevant_memories_token_budget")
-
-
-def _agent_settings(row) -> AgentSettings:
-    if row is None or row["memory_bound"] is None:
-        return AgentSettings()
-    return AgentSettings(row["memory_bound"], ExtractionMode(row["extraction_mode"]),
-                         row["procedures_enabled"], row["updated_at"],
-                         row["relevant_memories_enabled"], row["relevant_memories_token_budget"])
-
-
 def _lock_key(text: str) -> int:
     return zlib.crc32(text.encode())
 
 
-class Repository:
+class Repository(SettingsReads):
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
 
@@ -235,6 +211,27 @@ class Repository:
                 "UPDATE memory_entries SET recall_count = recall_count + 1, last_recalled_at = $4"
                 " WHERE account_id = $1 AND environment = $2 AND id = ANY($3::uuid[])",
                 actor.account_id, actor.environment, list(ids), now)
+
+    # -- what learning deduplicates against -----------------------------------------
+
+    async def related(self, actor: Actor, now: datetime, keys: Sequence[str],
+                      contents: Sequence[str]) -> list[Entry]:
+        """Live memories the thread sees under one of ``keys`` or with one of ``contents``
+        (compared case- and space-insensitively)."""
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT {ENTRY_COLUMNS} FROM memory_entries WHERE {visible(q, actor)}"
+            f" AND {live(q, now)} AND (key = ANY({q(list(keys))}::text[])"
+            f" OR lower(regexp_replace(btrim(content), '\\s+', ' ', 'g'))"
+            f" = ANY({q([normal(c) for c in contents])}::text[]))", *q.args)
+        return [sql.entry(r) for r in rows]
+
+    async def recent_keys(self, actor: Actor, now: datetime, limit: int) -> list[str]:
+        q = Query()
+        rows = await self._pool.fetch(
+            f"SELECT key FROM memory_entries WHERE {visible(q, actor)} AND {live(q, now)}"
+            f" ORDER BY updated_at DESC LIMIT {q(limit)}", *q.args)
+        return [r["key"] for r in rows]
 
     # -- library reads -------------------------------------------------------------
 
@@ -360,31 +357,6 @@ class Repository:
             " GROUP BY agent_id, scope, kind ORDER BY agent_id, scope, kind", *q.args)
         return [MemoryCount(r["agent_id"], Scope(r["scope"]), Kind(r["kind"]), r["memories"],
                             r["last"]) for r in rows]
-
-    # -- settings ------------------------------------------------------------------
-
-    async def account_settings(self, account_id: str) -> AccountSettings:
-        row = await self._pool.fetchrow(
-            f"SELECT {_SETTINGS} FROM account_settings WHERE account_id = $1", account_id)
-        return _account_settings(row)
-
-    async def account_usage(self, account_id: str, today: date) -> AccountUsage:
-        row = await self._pool.fetchrow(
-            "SELECT (SELECT memories FROM account_usage WHERE account_id = $1) AS memories,"
-            " (SELECT receipts FROM account_daily_usage WHERE account_id = $1 AND day = $2)"
-            " AS receipts, (SELECT count(*) FROM learning_suggestions WHERE account_id = $1"
-            " AND status = 'pending') AS pending", account_id, today)
-        return AccountUsage(row["memories"] or 0, row["pending"], row["receipts"] or 0)
-
-    async def agent_settings(self, actor: Actor) -> tuple[AgentSettings, bool]:
-        """The agent's settings and whether memory is enabled for its account."""
-        row = await self._pool.fetchrow(
-            f"SELECT {', '.join('g.' + name for name in _AGENT_SETTINGS)},"
-            " (SELECT memory_enabled FROM account_settings WHERE account_id = $1) AS enabled"
-            " FROM (SELECT 1) one LEFT JOIN agent_settings g ON g.account_id = $1"
-            " AND g.environment = $2 AND g.agent_id = $3",
-            actor.account_id, actor.environment, actor.agent_id)
-        return _agent_settings(row), row["enabled"] is not False
 
     # -- projection outbox ---------------------------------------------------------
 
@@ -552,7 +524,7 @@ class Repository:
         return deleted
 
 
-class Transaction:
+class Transaction(SettingsWrites):
     """The write primitives, inside one short PostgreSQL transaction."""
 
     def __init__(self, connection: asyncpg.Connection) -> None:
@@ -561,24 +533,9 @@ class Transaction:
     async def lock(self, name: str, account_id: str) -> AccountSettings:
         """Serialize writers of one capacity bucket; returns the account's settings."""
         row = await self._c.fetchrow(
-            f"SELECT pg_advisory_xact_lock($1), {_settings_columns('s.')} FROM (SELECT 1) one"
+            f"SELECT pg_advisory_xact_lock($1), {account_columns('s.')} FROM (SELECT 1) one"
             " LEFT JOIN account_settings s ON s.account_id = $2", _lock_key(name), account_id)
-        return _account_settings(row)
-
-    async def settings(self, account_id: str) -> AccountSettings:
-        row = await self._c.fetchrow(
-            f"SELECT {_SETTINGS} FROM account_settings WHERE account_id = $1", account_id)
-        return _account_settings(row)
-
-    async def check_memory_quota(self, account_id: str, quotas: Quotas, adding: int) -> None:
-        """Room for ``adding`` more stored memories in the account (the count is kept by
-        the triggers of migration 0008)."""
-        stored = await self._c.fetchval(
-            "SELECT memories FROM account_usage WHERE account_id = $1", account_id) or 0
-        if stored + adding > quotas.memories:
-            raise quota_exceeded("memories", quotas.memories,
-                                 f"the account stores {stored} memories, its quota is "
-                                 f"{quotas.memories}")
+        return account_settings_from(row)
 
     async def live_by_key(self, account_id: str, environment: str, scope: Scope, agent_id: str,
                           owner_user_id: str, key: str) -> Entry | None:
@@ -806,49 +763,6 @@ class Transaction:
             actor.account_id, actor.environment, actor.agent_id, actor.user_id or "", request_id,
             request_hash, json.dumps({"entry": str(entry_id), "outcome": outcome}).encode(), now)
 
-    # -- settings ------------------------------------------------------------------
-
-    async def agent_settings(self, actor: Actor) -> AgentSettings:
-        row = await self._c.fetchrow(
-            f"SELECT {', '.join(_AGENT_SETTINGS)} FROM agent_settings WHERE account_id = $1"
-            " AND environment = $2 AND agent_id = $3 FOR UPDATE",
-            actor.account_id, actor.environment, actor.agent_id)
-        return _agent_settings(row)
-
-    async def save_agent_settings(self, actor: Actor, settings: AgentSettings) -> None:
-        values = ", ".join(f"${i}" for i in range(4, 4 + len(_AGENT_SETTINGS)))
-        updates = ", ".join(f"{name} = excluded.{name}" for name in _AGENT_SETTINGS)
-        await self._c.execute(
-            f"INSERT INTO agent_settings (account_id, environment, agent_id,"
-            f" {', '.join(_AGENT_SETTINGS)}) VALUES ($1, $2, $3, {values})"
-            f" ON CONFLICT (account_id, environment, agent_id) DO UPDATE SET {updates}",
-            actor.account_id, actor.environment, actor.agent_id,
-            *(getattr(settings, name) for name in _AGENT_SETTINGS))
-
-    async def locked_account_settings(self, account_id: str, now: datetime) -> AccountSettings:
-        await self._c.execute(
-            "INSERT INTO account_settings (account_id, updated_at) VALUES ($1, $2)"
-            " ON CONFLICT DO NOTHING", account_id, now)
-        row = await self._c.fetchrow(
-            f"SELECT {_SETTINGS} FROM account_settings WHERE account_id = $1 FOR UPDATE",
-            account_id)
-        return _account_settings(row)
-
-    async def save_account_settings(self, account_id: str, settings: AccountSettings) -> None:
-        quotas = [getattr(settings.quotas, name) for name in rules.QUOTA_DEFAULTS]
-        defaults = list(rules.QUOTA_DEFAULTS.values())
-        await self._c.execute(
-            "UPDATE account_settings SET memory_enabled = $2, retention_days = $3,"
-            " default_token_budget = $4, updated_at = $5, environments = $6,"
-            " quota_environments = NULLIF($7::int, $12::int),"
-            " quota_memories = NULLIF($8::bigint, $13::bigint),"
-            " quota_pending_suggestions = NULLIF($9::int, $14::int),"
-            " quota_receipts_per_day = NULLIF($10::int, $15::int),"
-            " quota_runs_per_day = NULLIF($11::int, $16::int)"
-            " WHERE account_id = $1",
-            account_id, settings.memory_enabled, settings.retention_days,
-            settings.default_token_budget, settings.updated_at, list(settings.environments),
-            *quotas, *defaults)
 
 
 def _dump(value: dict | None) -> str | None:

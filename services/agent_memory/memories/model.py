@@ -9,8 +9,8 @@ from datetime import datetime
 from uuid import UUID
 
 from libs.identity import Principal
-from services.agent_memory import rules
-from services.agent_memory.rules import (
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.rules import (
     CATEGORIES,
     ExtractionMode,
     Kind,
@@ -22,6 +22,11 @@ from services.agent_memory.rules import (
 
 def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()
+
+
+def normal(text: str) -> str:
+    """What 'the same fact' compares: case and spacing aside."""
+    return " ".join(text.split()).lower()
 
 
 class Role(enum.StrEnum):

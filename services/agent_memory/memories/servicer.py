@@ -11,10 +11,10 @@ from google.protobuf import field_mask_pb2
 
 from libs import limits
 from libs.errors import InvalidArgument
-from services.agent_memory import conversions, rules
-from services.agent_memory.memory import AgentMemory
-from services.agent_memory.model import Actor
-from services.agent_memory.pinned_changes import EVERY_ACCOUNT, PinnedChanges
+from services.agent_memory.memories import conversions, rules
+from services.agent_memory.memories.model import Actor
+from services.agent_memory.memories.service import AgentMemory
+from services.agent_memory.memories.store.pinned_changes import EVERY_ACCOUNT, PinnedChanges
 
 LIST_DEFAULT, LIST_MAX = 50, 200
 EXPORT_DEFAULT, EXPORT_MAX = 500, 1000

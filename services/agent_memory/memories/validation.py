@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from libs.errors import InvalidArgument
-from services.agent_memory import rules, safety
+from services.agent_memory import safety
+from services.agent_memory.memories import rules
 
 _TAG_KEY = re.compile(rf"[a-z0-9_.:-]{{1,{rules.MAX_TAG_KEY_CHARS}}}")
 

@@ -24,8 +24,8 @@ from uuid import UUID
 from libs.errors import InvalidArgument, shorten
 from libs.identity import require_id
 from libs.postgres import BIGINT_MAX, INTEGER_MAX
-from services.agent_memory.model import Action, Author, Entry, Role, Source, Version
-from services.agent_memory.rules import Kind, Scope, SourceKind
+from services.agent_memory.memories.model import Action, Author, Entry, Role, Source, Version
+from services.agent_memory.memories.rules import Kind, Scope, SourceKind
 
 FORMAT = "agentmemory.memories"
 FORMAT_VERSION = 1

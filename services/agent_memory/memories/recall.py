@@ -21,17 +21,22 @@ from collections.abc import Sequence
 from libs.embeddings import Embedder
 from libs.reranker import Reranking
 from services.agent_memory import index as vector_index
-from services.agent_memory import rules, sparse
-from services.agent_memory.index import IndexFilter, IndexHit, IndexUnavailable, VectorIndex
-from services.agent_memory.model import Actor, Entry, Recalled, RecallResult
-from services.agent_memory.repository import Repository
-from services.agent_memory.retrieval.rerank import text as rerank_text
-from services.agent_memory.rules import Kind
+from services.agent_memory.index import IndexFilter, IndexHit, IndexUnavailable, VectorIndex, sparse
+from services.agent_memory.memories import rules
+from services.agent_memory.memories.model import Actor, Entry, Recalled, RecallResult
+from services.agent_memory.memories.rules import Kind
+from services.agent_memory.memories.store.entries import Repository
 
 logger = logging.getLogger(__name__)
 
 # Ask the index for more than the limit: phase (b) may drop some hits.
 _OVERSAMPLE = 3
+
+
+def rerank_text(entry: Entry) -> str:
+    """What a reranker reads of a memory (here and in retrieval): its key (words, not
+    snake case) and content."""
+    return f"{entry.key.replace('_', ' ')}: {entry.content}"
 
 
 class Recaller:

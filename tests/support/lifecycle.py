@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import socket
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 from redis.asyncio import Redis
 
 from tests.support.journal_process import JournalProcess
+from tests.support.ports import is_free
 
 SETTLE_SECONDS = 5.0
 T = TypeVar("T")
@@ -53,16 +53,28 @@ def fail_at(monkeypatch: pytest.MonkeyPatch, module: ModuleType, step: str) -> N
 
 
 async def failed_start(monkeypatch: pytest.MonkeyPatch, module: ModuleType, step: str,
-                       start: Callable[[], contextlib.AbstractAsyncContextManager]) -> Exception:
-    """What ``start()`` raised with ``step`` made to fail, checked to be that failure."""
+                       start: Callable[[], contextlib.AbstractAsyncContextManager], *,
+                       grouped: bool = False) -> None:
+    """Start with ``step`` made to fail, and check the start failed with that failure:
+    itself, or inside an exception group when ``grouped``."""
     fail_at(monkeypatch, module, step)
     try:
         async with start():
             pass
     except Exception as exc:
         assert str(failure_of(exc)) == step, f"failed otherwise than at {step}: {exc!r}"
-        return exc
+        assert isinstance(exc, BaseExceptionGroup) == grouped, f"{exc!r}"
+        return
     pytest.fail(f"served although {step} failed")
+
+
+async def started_and_stopped(start: Callable[[], contextlib.AbstractAsyncContextManager]
+                              ) -> Leftovers:
+    """Start and stop a service; what ran before, to check what it left."""
+    before = Leftovers()
+    async with start():
+        pass
+    return before
 
 
 def crash_at(monkeypatch: pytest.MonkeyPatch, owner: object, attribute: str,
@@ -95,7 +107,7 @@ class Leftovers:
         """No task the service started still runs, its ports are free, and it holds no
         session in ``postgres_dsn``'s database nor any client of ``redis_url``."""
         assert not await self.tasks()
-        assert [port for port in ports if not port_is_free(port)] == []
+        assert [port for port in ports if not is_free(port)] == []
         if postgres_dsn:
             assert await postgres_sessions(postgres_dsn) == 0
         if redis_url:
@@ -121,15 +133,6 @@ def journal_process(directory: Path) -> Iterator[JournalProcess]:
         yield process
     finally:
         process.terminate()
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 async def postgres_sessions(dsn: str) -> int:

@@ -38,6 +38,7 @@ proto: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/buf lint
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # The manual (docs/, mkdocs.yml) as a static site in site/, built offline; --strict fails on
 # a broken link or a page left out of the nav.

@@ -44,9 +44,9 @@ from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.memories.model import Entry, Source
 from services.agent_memory.memories.projector import indexed_text
 from services.agent_memory.memories.rules import Kind, Scope
+from testkit.memory_client import pb, principal, recall, store
+from testkit.ports import free_port
 from tests.agent_memory.safety_corpus import BENIGN
-from tests.support.memory_client import pb, principal, recall, store
-from tests.support.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy
 
-from bench.persona_chat import embedded, turns
 from libs.embeddings import LocalEmbedder
 from services.search import cells
+from testkit.persona_chat import embedded, turns
 
 TOP = 20
 

@@ -4,7 +4,7 @@ and what the clients saw.
 Runs the production topology of ``make topology`` (tools/topology.py: two journal
 shards, each with a writer and a standby under leases, two replicas of every
 service) and a load of clients appending and building context through both
-gateways (tests/topology/load.py: no client-side gRPC retries, so every error
+gateways (testkit/gateway_load.py: no client-side gRPC retries, so every error
 reaches the client and is counted; UNAVAILABLE is retried by the client). Each
 run kills the current writer of one shard (alternating), measures the time until
 another process reports SERVING for that shard (the takeover), then restarts the
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.topology.load import GatewayLoad, check_acknowledged, threads_on
+from testkit.gateway_load import GatewayLoad, check_acknowledged, threads_on
 from tools.topology import SHARDS, Topology
 
 

@@ -69,7 +69,7 @@ from bench.retrieval_bench import QUERIES, load_memories
 from bench.search_bench import VOCABULARY, sentence
 from libs import clients
 from services.agent_memory.app import MIGRATIONS
-from tests.support.platform import bind_memory, update_agent_settings
+from testkit.platform import bind_memory, update_agent_settings
 
 USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL
 OK = message_pb2.TOOL_CALL_STATUS_SUCCEEDED

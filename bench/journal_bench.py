@@ -22,9 +22,9 @@ from pathlib import Path
 import uvloop
 
 from libs import clients
-from tests.support.journal_client import JournalClient, message, principal
-from tests.support.journal_process import JournalProcess
-from tests.support.s3 import start_s3_server
+from testkit.journal_client import JournalClient, message, principal
+from testkit.journal_process import JournalProcess
+from testkit.s3 import start_s3_server
 
 
 def percentile(samples: list[float], fraction: float) -> float:

@@ -35,8 +35,8 @@ from agentmemory.journal.v1 import journal_service_pb2_grpc as pb_grpc
 from bench.scratch import scratch_dir
 from bench.search_bench import sentence
 from libs.healthcheck import is_serving
-from tests.support.journal_client import message, principal
-from tests.support.ports import free_port
+from testkit.journal_client import message, principal
+from testkit.ports import free_port
 from tools import launch
 
 WRITERS, FOLLOWERS, MESSAGES_PER_THREAD = 16, 2, 40

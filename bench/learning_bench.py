@@ -40,8 +40,8 @@ from services.agent_memory.memories.rules import Scope
 from services.agent_memory.settings import AgentMemoryConfig
 from services.journal.app import running as journal_running
 from services.journal.settings import JournalConfig
-from tests.support.ports import free_port
-from tests.support.postgres import fresh_database
+from testkit.ports import free_port
+from testkit.postgres import fresh_database
 from tools.backends.postgres import EmbeddedPostgres
 
 CITIES = ["Porto", "Lisbon", "Berlin", "Osaka", "Lima", "Oslo", "Cairo", "Quito", "Perth", "Riga"]

@@ -42,10 +42,10 @@ from bench.scratch import scratch_dir
 from libs import clients, migrations
 from libs.healthcheck import is_serving
 from services.agent_memory.app import MIGRATIONS
+from testkit.journal_client import principal
+from testkit.memory_client import store
+from testkit.ports import free_port
 from tests.agent_memory.safety_corpus import BENIGN
-from tests.support.journal_client import principal
-from tests.support.memory_client import store
-from tests.support.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 
 ROOT = Path(__file__).resolve().parent.parent

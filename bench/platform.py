@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.scratch import scratch_dir
-from tests.support.ports import free_port
+from testkit.ports import free_port
 from tools import launch
 
 SERVICES = ("gateway", "agent_memory", "thread_memory", "journal", "search")

@@ -76,7 +76,7 @@ from services.agent_memory import index as vector_index
 from services.agent_memory.index import sparse
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.memories import entities
-from tests.support.ports import free_port
+from testkit.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 
 ROOT = Path(__file__).resolve().parent.parent

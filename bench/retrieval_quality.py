@@ -67,7 +67,7 @@ from services.agent_memory.retrieval.search import Searcher, SearchOutcome, rank
 from services.agent_memory.retrieval.service import Retrieval
 from services.agent_memory.retrieval.store import RetrievalStore
 from services.agent_memory.retrieval.view import View
-from tests.support.ports import free_port
+from testkit.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 
 AGENT = "reader"

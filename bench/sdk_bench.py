@@ -42,7 +42,7 @@ from agentmemory_client._proto.agentmemory.gateway.v1 import (
 
 from bench import http_bench
 from bench.scratch import scratch_dir
-from tests.support.platform import running_platform
+from testkit.platform import running_platform
 
 ROOT = Path(__file__).resolve().parents[1]
 ACCOUNT, AGENT, USER = "acme", "sdk-bench", "u1"

@@ -41,7 +41,6 @@ from agentmemory.search.v1 import search_service_pb2 as pb
 from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 
 from bench import safety_data
-from bench.persona_chat import turns
 from bench.scratch import scratch_dir
 from libs import clients
 from libs.embeddings import LocalEmbedder
@@ -49,8 +48,9 @@ from libs.healthcheck import is_serving
 from services.search import cells, schema
 from services.search import terms as analyzer
 from services.search.dense import table_name
-from tests.support.journal_client import JournalClient, message, principal
-from tests.support.ports import free_port
+from testkit.journal_client import JournalClient, message, principal
+from testkit.persona_chat import turns
+from testkit.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 # A Zipf-distributed vocabulary of 5,000 words, as in real conversations: a few

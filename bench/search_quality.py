@@ -60,8 +60,8 @@ from libs import clients
 from libs.reranker import Reranking
 from services.search.app import running
 from services.search.settings import SearchConfig
-from tests.support.journal_client import JournalClient, principal
-from tests.support.ports import free_port
+from testkit.journal_client import JournalClient, principal
+from testkit.ports import free_port
 
 TUNING = {1, 2, 3}
 KS = (5, 10, 20)

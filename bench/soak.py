@@ -70,7 +70,7 @@ from bench.platform import SERVICES
 from bench.search_bench import sentence
 from libs import clients
 from libs.memory_names import CATEGORIES
-from tests.support.platform import bind_memory
+from testkit.platform import bind_memory
 
 AGENT = "soak-agent"
 KINDS = ("append", "build", "store", "recall", "retrieve", "search")

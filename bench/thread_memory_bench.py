@@ -31,8 +31,8 @@ from redis.asyncio import Redis
 from bench.scratch import scratch_dir
 from libs import clients
 from libs.healthcheck import is_serving
-from tests.support.journal_client import JournalClient, message, principal
-from tests.support.ports import free_port
+from testkit.journal_client import JournalClient, message, principal
+from testkit.ports import free_port
 from tools.backends.redis import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 def is_serving(address: str, *, service: str = "", timeout: float = 1.0) -> bool:
     with grpc.insecure_channel(address) as channel:
         try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(
+            # typeshed's HealthStub declares no methods (types-grpcio-health-checking 1.0)
+            reply = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]
                 health_pb2.HealthCheckRequest(service=service), timeout=timeout
             )
         except grpc.RpcError:

@@ -36,7 +36,7 @@ class Principal:
     # Set by the gateway from the API key (the audit trail and agent memory's
     # permissions read them); empty/unspecified for platform-internal callers.
     key_id: str = ""
-    role: int = principal_pb2.KEY_ROLE_UNSPECIFIED
+    role: principal_pb2.KeyRole.ValueType = principal_pb2.KEY_ROLE_UNSPECIFIED
     #: May name a user other than its own (the credential's ``act_for_users``).
     act_for_users: bool = False
 
@@ -72,7 +72,7 @@ def parse_principal(message: principal_pb2.Principal, field: str = "principal", 
     )
 
 
-def _role(value: int, field: str) -> int:
+def _role(value: principal_pb2.KeyRole.ValueType, field: str) -> principal_pb2.KeyRole.ValueType:
     if value not in principal_pb2.KeyRole.values():
         raise InvalidArgument(field, "unknown role")
     return value

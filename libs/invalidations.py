@@ -91,9 +91,9 @@ class Invalidations:
             if connection is not None and not connection.is_closed():
                 await connection.close()
 
-    def _heard(self, connection, pid, channel: str, payload: str) -> None:
+    def _heard(self, connection, pid, channel: str, payload: object) -> None:
         self.generation += 1
-        self._handlers[channel](payload)
+        self._handlers[channel](str(payload))  # a NOTIFY payload is text
 
     def _lose(self) -> None:
         self.live = False

@@ -31,6 +31,7 @@ import inspect
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Sequence
+from wsgiref.simple_server import WSGIServer
 
 import grpc
 
@@ -64,7 +65,7 @@ class Metrics:
             ("rpc_service", "rpc_method", "grpc_code"), registry=self.registry,
             buckets=LATENCY_BUCKETS)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._http = None
+        self._http: WSGIServer | None = None
         self._http_thread: threading.Thread | None = None
         self.port = 0
 
@@ -135,7 +136,7 @@ class Metrics:
         logger.info("metrics on http://%s:%d/metrics", host, self.port)
 
     async def close(self) -> None:
-        if self._http is not None:
+        if self._http is not None and self._http_thread is not None:  # set together
             await asyncio.to_thread(self._http.shutdown)
             self._http.server_close()
             self._http_thread.join()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import asyncpg
+import asyncpg.pool
 
 from libs.outages import POSTGRES_DOWN, postgres_unavailable
 
@@ -16,6 +19,16 @@ DOWN = (OSError, *POSTGRES_DOWN)
 INTEGER_MAX = 2**31 - 1
 BIGINT_MAX = 2**63 - 1
 
+#: A connection a pool lends (a proxy) or one opened on its own: the same calls.
+Connection: TypeAlias = asyncpg.Connection | asyncpg.pool.PoolConnectionProxy
+
+
+def one_row(row: asyncpg.Record | None) -> asyncpg.Record:
+    """The row of a statement that always answers one (an aggregate over a row that is
+    always there, an insert's RETURNING): asyncpg's fetchrow types it as optional."""
+    if row is None:
+        raise RuntimeError("the statement answered no row")
+    return row
 
 async def create_pool(dsn: str, *, min_size: int, max_size: int,
                       command_timeout: float = 10) -> asyncpg.Pool:

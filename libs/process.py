@@ -10,9 +10,9 @@ the heap snapshots when asked, serve on uvloop until SIGTERM.
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from libs import heap_snapshots, settings
 from libs.heap_snapshots import HeapSnapshotSettings
@@ -38,13 +38,15 @@ class ProcessSettings:
 
 
 class ServiceConfig(Protocol):
-    process: ProcessSettings
+    @property
+    def process(self) -> ProcessSettings: ...  # read-only: the configs are frozen
 
 
 Config = TypeVar("Config", bound=ServiceConfig)
 
 
-def main(name: str, load: Callable[[], Config], serve: Callable[[Config], Awaitable[None]]) -> None:
+def main(name: str, load: Callable[[], Config],
+         serve: Callable[[Config], Coroutine[Any, Any, None]]) -> None:
     import uvloop
 
     try:

@@ -111,7 +111,9 @@ class DocumentedReflection(reflection_aio.ReflectionServicer):
     descriptors have none, so each file is answered with its copy from the set."""
 
     async def ServerReflectionInfo(self, request_iterator, context):
-        async for response in super().ServerReflectionInfo(request_iterator, context):
+        # typeshed types the base method as a coroutine; it is an async generator
+        async for response in super().ServerReflectionInfo(  # type: ignore[attr-defined]
+                request_iterator, context):
             if response.HasField("file_descriptor_response"):
                 files = response.file_descriptor_response.file_descriptor_proto
                 documented = [_with_comments(data) for data in files]

@@ -35,10 +35,10 @@ import json
 import math
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf import message as message_lib
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 
 from libs.errors import InvalidArgument
 
@@ -85,7 +85,7 @@ def _type_name(descriptor: Descriptor | None) -> str:
 def _field_path(path: str, field: FieldDescriptor, index: int | None) -> str:
     """The path of ``field`` (element ``index`` when repeated) under ``path``.
     Inside a Struct the wrapper messages add nothing: only keys and indexes."""
-    container = field.containing_type.full_name
+    container = _container_of(field).full_name
     if container in (_STRUCT, _VALUE):  # a Struct's keys are added by _key_path
         return path
     if container == _LIST:
@@ -118,7 +118,7 @@ class _Violation(Exception):
             if where is _NO_INDEX:
                 path = _field_path(path, field, None)
             elif _is_map(field):
-                path = _key_path(_field_path(path, field, None), field.containing_type.full_name,
+                path = _key_path(_field_path(path, field, None), _container_of(field).full_name,
                                  where)
             else:
                 path = _field_path(path, field, where)
@@ -165,7 +165,7 @@ def _shape(field: FieldDescriptor) -> str:
     """How to check a field, worked out once per field (descriptor calls are slow)."""
     shape = _SHAPES.get(field)
     if shape is None:
-        if field.type == FieldDescriptor.TYPE_MESSAGE and not _needs_check(field.message_type):
+        if field.type == FieldDescriptor.TYPE_MESSAGE and not _needs_check(_message_of(field)):
             shape = _SKIP
         elif field.type not in _CHECKED_TYPES and field.type != FieldDescriptor.TYPE_MESSAGE:
             shape = _SKIP
@@ -187,7 +187,7 @@ def _check_items(field: FieldDescriptor, values) -> None:
 
 
 def _check_map(field: FieldDescriptor, value) -> None:
-    value_field = field.message_type.fields_by_name["value"]
+    value_field = _message_of(field).fields_by_name["value"]
     for key, item in value.items():
         if isinstance(key, str):
             _check_key(field, key)
@@ -214,7 +214,7 @@ def _check_key(field: FieldDescriptor, key: str) -> None:
 def _check_value(field: FieldDescriptor, value) -> None:
     kind = field.type
     if kind == FieldDescriptor.TYPE_MESSAGE:
-        convert = _RANGED.get(field.message_type.full_name)
+        convert = _RANGED.get(_message_of(field).full_name)
         if convert is None:
             _check(value)
             return
@@ -228,8 +228,8 @@ def _check_value(field: FieldDescriptor, value) -> None:
     elif kind in _FLOATS:
         if not math.isfinite(value):
             raise _Violation("must be a finite number (not NaN or infinity)")
-    elif kind == FieldDescriptor.TYPE_ENUM and value not in field.enum_type.values_by_number:
-        raise _Violation(f"unknown {field.enum_type.name} value {value}")
+    elif kind == FieldDescriptor.TYPE_ENUM and value not in _enum_of(field).values_by_number:
+        raise _Violation(f"unknown {_enum_of(field).name} value {value}")
 
 
 def _needs_check(descriptor: Descriptor) -> bool:
@@ -242,14 +242,30 @@ def _needs_check(descriptor: Descriptor) -> bool:
         _NEEDS_CHECK[name] = True  # recursive types (Struct) count as needing it
         _NEEDS_CHECK[name] = any(
             f.type in _CHECKED_TYPES or (f.type == FieldDescriptor.TYPE_MESSAGE
-                                         and _needs_check(f.message_type))
+                                         and _needs_check(_message_of(f)))
             for f in descriptor.fields)
     return _NEEDS_CHECK[name]
 
 
 def _is_map(field: FieldDescriptor) -> bool:
     return (field.type == FieldDescriptor.TYPE_MESSAGE and field.is_repeated
-            and field.message_type.GetOptions().map_entry)
+            and _message_of(field).GetOptions().map_entry)
+
+
+# The stubs type a field's message, enum and containing type as optional (a scalar field
+# has no message type); these are asked only of fields that have one.
+
+
+def _message_of(field: FieldDescriptor) -> Descriptor:
+    return cast(Descriptor, field.message_type)
+
+
+def _enum_of(field: FieldDescriptor) -> EnumDescriptor:
+    return cast(EnumDescriptor, field.enum_type)
+
+
+def _container_of(field: FieldDescriptor) -> Descriptor:
+    return cast(Descriptor, field.containing_type)
 
 
 # -- when parsing failed: find the field on the wire ---------------------------
@@ -289,14 +305,14 @@ def _scan_field(field: FieldDescriptor, chunk: memoryview, path: str, index: int
     where = _field_path(path, field, index if field.is_repeated else None)
     if field.type == FieldDescriptor.TYPE_STRING:
         return None if _is_utf8(chunk) else (where, "not valid UTF-8")
-    if json_root is None and field.message_type.full_name in _JSON_CONTAINERS:
+    if json_root is None and _message_of(field).full_name in _JSON_CONTAINERS:
         json_root = where
-    return _scan(field.message_type, chunk, where, depth + 1, json_root)
+    return _scan(_message_of(field), chunk, where, depth + 1, json_root)
 
 
 def _scan_entry(field: FieldDescriptor, chunk: memoryview, path: str, depth: int,
                 json_root: str | None) -> tuple[str, str] | None:
-    entry = field.message_type
+    entry = _message_of(field)
     parts = dict(_length_delimited(chunk))
     key_field, value_field = entry.fields_by_name["key"], entry.fields_by_name["value"]
     key: Any = "?"
@@ -304,16 +320,16 @@ def _scan_entry(field: FieldDescriptor, chunk: memoryview, path: str, depth: int
         if not _is_utf8(parts[1]):
             return path, "a key is not valid UTF-8"
         key = bytes(parts[1]).decode()
-    if field.containing_type.full_name == _STRUCT and json_root is None:
+    if _container_of(field).full_name == _STRUCT and json_root is None:
         json_root = path
-    where = _key_path(path, field.containing_type.full_name, key)
+    where = _key_path(path, _container_of(field).full_name, key)
     value = parts.get(2)
     if value is None or value_field.type not in (FieldDescriptor.TYPE_STRING,
                                                  FieldDescriptor.TYPE_MESSAGE):
         return None
     if value_field.type == FieldDescriptor.TYPE_STRING:
         return None if _is_utf8(value) else (where, "not valid UTF-8")
-    return _scan(value_field.message_type, value, where, depth + 2, json_root)
+    return _scan(_message_of(value_field), value, where, depth + 2, json_root)
 
 
 def _is_utf8(chunk: memoryview) -> bool:

@@ -91,7 +91,7 @@ class CrossEncoder:
             for i in range(0, len(texts), share)))
         return [value for part in parts for value in part]
 
-    def _infer(self, query: str, texts: list[str]) -> list[float]:
+    def _infer(self, query: str, texts: Sequence[str]) -> list[float]:
         import numpy
 
         tokenizer, session = _model(self._files or model_dir())

@@ -9,11 +9,11 @@ import pytest
 from libs import clients
 from services.journal.app import running
 from services.journal.settings import JournalConfig
-from tests.support.fake_model import FakeModel
-from tests.support.journal_client import JournalClient
-from tests.support.platform import Platform, running_platform
-from tests.support.ports import free_port
-from tests.support.s3 import S3Server, start_s3_server
+from testkit.fake_model import FakeModel
+from testkit.journal_client import JournalClient
+from testkit.platform import Platform, running_platform
+from testkit.ports import free_port
+from testkit.s3 import S3Server, start_s3_server
 from tools.backends.postgres import EmbeddedPostgres
 from tools.backends.redis import EmbeddedRedis
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import asyncpg
 from redis.asyncio import Redis
 
-from tests.support.ports import free_port
+from testkit.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import asyncpg
 
 from libs.healthcheck import is_serving
-from tests.support.ports import free_port
+from testkit.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("journal", "agent_memory", "thread_memory", "search", "gateway")

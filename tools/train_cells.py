@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy
 
-from bench.persona_chat import embedded, turns
 from libs.embeddings import LocalEmbedder
 from services.search import cells
+from testkit.persona_chat import embedded, turns
 
 CELLS = 256
 ITERATIONS = 40

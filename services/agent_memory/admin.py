@@ -66,7 +66,8 @@ def _show(message) -> None:
 
 async def agent_settings(stub, args) -> None:
     principal = _principal(args, args.agent)
-    values, paths = pb.AgentSettings(), []
+    values = pb.AgentSettings()
+    paths: list[str] = []
     if args.memory_bound is not None:
         values.memory_bound, paths = args.memory_bound, [*paths, "memory_bound"]
     if args.extraction_mode is not None:
@@ -89,7 +90,8 @@ async def agent_settings(stub, args) -> None:
 
 async def account_settings(stub, args) -> None:
     principal = _principal(args)
-    values, paths = pb.AccountSettings(), []
+    values = pb.AccountSettings()
+    paths: list[str] = []
     if args.memory_enabled is not None:
         values.memory_enabled, paths = args.memory_enabled, [*paths, "memory_enabled"]
     if args.retention_days is not None:

@@ -121,9 +121,10 @@ class ContextBuilder:
 
     async def build(self, turn: Turn) -> Built:
         principal, relevant_on = turn.principal, turn.relevant_budget > 0 and not turn.delegated
-        pinned = self._pinned.kept_pinned(principal)
-        if pinned is not None:
-            context = await self._thread(turn, pinned.procedures_recallable or relevant_on)
+        kept = self._pinned.kept_pinned(principal)
+        if kept is not None:
+            pinned, context = kept, await self._thread(turn, kept.procedures_recallable
+                                                       or relevant_on)
         else:  # not known yet whether a recall follows: the open run comes along anyway
             pinned, context = await asyncio.gather(
                 self._pinned.list_pinned(self._upstreams.agent_memory, principal),
@@ -140,7 +141,7 @@ class ContextBuilder:
     async def _thread(self, turn: Turn, open_run: bool):
         """The window and summary; with them the open run, when a recall or a receipt
         may count for it."""
-        if turn.delegated:
+        if turn.delegated or turn.thread_id is None:  # (only a delegated turn has none)
             return None
         request = thread_pb.GetThreadContextRequest(
             principal=turn.principal.to_proto(), thread_id=turn.thread_id,

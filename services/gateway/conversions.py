@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, Literal, overload
 
 from agentmemory.common.v1 import principal_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
@@ -20,7 +20,7 @@ MAX_THREAD_METADATA_BYTES = 64 * 1024
 _INT32 = (-(2**31), 2**31 - 1)
 
 
-def surface(caller: pb.Caller) -> int:
+def surface(caller: pb.Caller) -> principal_pb2.Surface.ValueType:
     if caller.surface not in _SURFACES:
         raise InvalidArgument("caller.surface", "must be SURFACE_AGENT or SURFACE_MCP_GATEWAY")
     return caller.surface
@@ -33,6 +33,14 @@ def check_capabilities(caller: pb.Caller) -> None:
         if capability not in principal_pb2.Capability.values() or \
                 capability == principal_pb2.CAPABILITY_UNSPECIFIED:
             raise InvalidArgument(f"caller.capabilities[{index}]", "unknown capability")
+
+
+@overload
+def thread_id(value: str, *, required: Literal[True] = True) -> str: ...
+
+
+@overload
+def thread_id(value: str, *, required: bool) -> str | None: ...
 
 
 def thread_id(value: str, *, required: bool = True) -> str | None:
@@ -52,7 +60,7 @@ def tool_definitions(tools: list[Tool], act_for_users: bool) -> list[pb.ToolDefi
 
 
 @functools.cache
-def offered_tools(surface: int, memory_bound: bool,
+def offered_tools(surface: principal_pb2.Surface.ValueType, memory_bound: bool,
                   act_for_users: bool) -> tuple[pb.ToolDefinition, ...]:
     """The definitions of the tools a surface is offered: fixed, so converted once (a
     response copies them in; nothing may change them)."""

@@ -30,6 +30,7 @@ and one that does not within those seconds. PostgreSQL down is UNAVAILABLE.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import hmac
 import json
@@ -73,7 +74,7 @@ class Credential:
     expires_at: float | None = None
 
     @property
-    def key_role(self) -> int:
+    def key_role(self) -> principal_pb2.KeyRole.ValueType:
         return ROLES[self.role]
 
     @property
@@ -275,7 +276,7 @@ class ApiKeys:
         return [_record(row) for row in rows]
 
     async def events(self, account_id: str, *, before_id: int | None = None,
-                     limit: int = 100) -> list[KeyEvent]:
+                     limit: int = 100) -> builtins.list[KeyEvent]:  # `list` is the method above
         """The account's credential events, newest first."""
         async with unavailable_when_down():
             rows = await self._pool.fetch(
@@ -371,8 +372,9 @@ class ApiKeys:
         return 0 if self._invalidations is None else self._invalidations.generation
 
 
-async def _event(connection: asyncpg.Connection, account_id: str, key_id: str, action: str,
-                 by: Credential | None, detail: dict) -> None:
+async def _event(connection: asyncpg.Connection | asyncpg.pool.PoolConnectionProxy,
+                 account_id: str, key_id: str, action: str, by: Credential | None,
+                 detail: dict) -> None:
     await connection.execute(
         "INSERT INTO key_events (account_id, key_id, action, by_key_id, detail)"
         " VALUES ($1, $2, $3, $4, $5)", account_id, key_id, action,

@@ -12,6 +12,8 @@ request relays by its wire form and nothing is defined or converted twice.
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.gateway.v1 import memory_library_service_pb2 as pb
 from google.protobuf.message import Message
@@ -32,7 +34,7 @@ class MemoryLibrary:
         self._bindings = bindings
         self._accounts = accounts
 
-    async def call(self, method: str, principal: Principal, request: Message) -> Message:
+    async def call(self, method: str, principal: Principal, request: Message) -> Any:
         """Answer ``request`` (a gateway library request; its ``caller`` is ignored, the
         principal stands for it) with the gateway response of ``method``."""
         body = type(request)()

@@ -37,7 +37,7 @@ MAX_QUERY_CHARS = 2000  # agent memory's bound on a semantic query
 
 @dataclass(frozen=True)
 class Relevant:
-    status: int  # pb.RelevantMemoriesStatus
+    status: pb.RelevantMemoriesStatus.ValueType
     block: str = ""  # the system message's content, when delivered
     receipt_id: str = ""
 

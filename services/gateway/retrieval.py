@@ -21,6 +21,7 @@ can do with one hop each:
 from __future__ import annotations
 
 import asyncio
+from typing import Any, Final, TypeVar
 
 from agentmemory.agent_memory.v1 import retrieval_pb2 as memory_pb
 from agentmemory.gateway.v1 import gateway_service_pb2 as gateway_pb
@@ -36,17 +37,18 @@ from services.gateway.threads import Threads
 from services.gateway.upstreams import Upstreams
 
 METHODS = tuple(pb.DESCRIPTOR.services_by_name["RetrievalService"].methods_by_name)
+Relayed = TypeVar("Relayed", bound=Message)
 # The gateway's own fields of RetrieveContextRequest (agent memory reserves them).
-_GATEWAY_FIELDS = ("expand_sessions", "expand_session_count", "expand_session_window")
+_GATEWAY_FIELDS: Final = ("expand_sessions", "expand_session_count", "expand_session_window")
 EXPAND_COUNT_DEFAULT, EXPAND_COUNT_MAX = 3, 10
 EXPAND_WINDOW_DEFAULT, EXPAND_WINDOW_MAX = 2, 20
 
 
-def _relayed(request: Message, target: type[Message], principal: Principal) -> Message:
+def _relayed(request: Message, target: type[Relayed], principal: Principal) -> Relayed:
     body = type(request)()
     body.CopyFrom(request)
     body.ClearField("caller")
-    relayed = target.FromString(body.SerializeToString())
+    relayed: Any = target.FromString(body.SerializeToString())  # each target has a principal
     relayed.principal.CopyFrom(principal.to_proto())
     return relayed
 
@@ -64,8 +66,9 @@ class Retrieval:
         self._upstreams = upstreams
         self._threads = threads
 
-    async def call(self, method: str, principal: Principal, request: Message) -> Message:
-        if method == "RetrieveContext":
+    async def call(self, method: str, principal: Principal, request: Message) -> Any:
+        """The gateway response of ``method`` to ``request``."""
+        if isinstance(request, pb.RetrieveContextRequest):
             return await self.retrieve(principal, request)
         relayed = _relayed(request, getattr(memory_pb, f"{method}Request"), principal)
         async with upstream("agent_memory"):

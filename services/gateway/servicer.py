@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
@@ -54,7 +56,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         principal = await self._principal(context, request.caller)
         surface = conversions.surface(request.caller)
         thread_id = conversions.thread_id(request.thread_id, required=not request.delegated)
-        stored = None if request.delegated else await self._threads.require(principal, thread_id)
+        stored = None if request.delegated or thread_id is None else \
+            await self._threads.require(principal, thread_id)
         window = conversions.window_limit(stored, conversions.thread_metadata(
             request.thread_metadata, "thread_metadata"))
         if len(request.task) > turn_context.MAX_TASK_CHARS:
@@ -114,8 +117,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         principal = await self._principal(context, request.caller)
         thread_id = conversions.thread_id(request.thread_id)
         await self._threads.require(principal, thread_id)
-        upstreams, scope = self._upstreams, dict(principal=principal.to_proto(),
-                                                 thread_id=thread_id)
+        upstreams = self._upstreams
+        scope: dict[str, Any] = {"principal": principal.to_proto(), "thread_id": thread_id}
         try:  # first the authority, so nothing new is derived from the thread
             async with upstream("journal"):
                 journal = await upstreams.journal.for_thread(principal.account_id, thread_id)

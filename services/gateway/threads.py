@@ -73,17 +73,20 @@ class Threads:
 
     async def _row(self, principal: Principal, thread_id: str) -> Row | None:
         key = (principal.account_id, principal.agent_id, thread_id)
-        caching = self._invalidations is not None and self._invalidations.live
-        if caching:
+        invalidations = self._invalidations
+        if invalidations is not None and not invalidations.live:
+            invalidations = None  # not listening: nothing is cached
+        if invalidations is not None:
             cached = self._cache.get(key)
             if cached is not None:
                 return cached
-            generation = self._invalidations.generation
+            generation = invalidations.generation
         record = await self._pool.fetchrow(_OWNER, *key)
         if record is None:
             return None  # not kept: the next append creates it
         row = (record["owner_user_id"], record["metadata"])
-        if caching and self._invalidations.live and generation == self._invalidations.generation:
+        if invalidations is not None and invalidations.live \
+                and generation == invalidations.generation:
             self._cache[key] = row  # nothing was announced while it was read
         return row
 

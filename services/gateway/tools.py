@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,7 +69,7 @@ _TOOL_ERRORS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAU
 @dataclass(frozen=True)
 class Call:
     principal: Principal
-    surface: int
+    surface: principal_pb2.Surface.ValueType
     thread_id: str | None
     arguments: dict[str, Any]
     request_id: str = ""
@@ -81,7 +81,7 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     memory: bool  # needs the Memory capability
-    surfaces: frozenset[int]
+    surfaces: frozenset[principal_pb2.Surface.ValueType]
     run: Callable[[Upstreams, Call], Awaitable[dict[str, Any]]]
     #: Result fields that are the tool's text for MCP clients, in order (a string as it is,
     #: anything else as JSON); empty: the whole result as JSON.
@@ -91,7 +91,7 @@ class Tool:
     #: talked into filling one in cannot choose whose memories are read.
     user_arguments: tuple[str, ...] = ()
 
-    def offered(self, surface: int, memory_bound: bool) -> bool:
+    def offered(self, surface: principal_pb2.Surface.ValueType, memory_bound: bool) -> bool:
         if self.memory and not memory_bound:
             return False
         return surface in self.surfaces
@@ -138,7 +138,7 @@ def check_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def _precedence(error: jsonschema.ValidationError) -> tuple:
     order = {"required": 0, "additionalProperties": 1}
-    return order.get(error.validator, 2), [str(p) for p in error.absolute_path]
+    return order.get(str(error.validator), 2), [str(p) for p in error.absolute_path]
 
 
 def _invalid(error: jsonschema.ValidationError, schema: dict,
@@ -155,7 +155,7 @@ def _invalid(error: jsonschema.ValidationError, schema: dict,
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
-    spec = error.schema
+    spec = error.schema if isinstance(error.schema, Mapping) else {}  # the failed subschema
     match error.validator:
         case "type":
             return f"must be {'an' if spec['type'] == 'integer' else 'a'} {spec['type']}"
@@ -387,11 +387,11 @@ def text_fields(name: str) -> tuple[str, ...]:
     return tool.text if tool else ()
 
 
-def offered(surface: int, memory_bound: bool) -> list[Tool]:
+def offered(surface: principal_pb2.Surface.ValueType, memory_bound: bool) -> list[Tool]:
     return [tool for tool in TOOLS if tool.offered(surface, memory_bound)]
 
 
-def notice(principal: Principal, surface: int, memory_bound: bool) -> str:
+def notice(principal: Principal, surface: principal_pb2.Surface.ValueType, memory_bound: bool) -> str:
     """Why the memory tools are missing from this caller's list, and how to get them."""
     if memory_bound:
         return ""

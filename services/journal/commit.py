@@ -17,6 +17,7 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal, overload
 
 from slatedb.uniffi import Db, WriteBatch
 
@@ -30,13 +31,10 @@ from services.journal.validation import PreparedMessage
 _THREAD_CACHE_SIZE = 100_000
 
 
-@dataclass
-class PendingAppend:
-    thread: ThreadRef
-    user_id: str | None
-    environment: str
-    batch: Sequence[PreparedMessage]
-    future: asyncio.Future = field(repr=False)
+class _Queued:
+    """An operation in the shard's queue; its caller awaits ``future``."""
+
+    future: asyncio.Future
 
     def settle(self, result=None, error: BaseException | None = None) -> None:
         if self.future.done():  # the caller gave up (deadline, cancellation)
@@ -48,7 +46,16 @@ class PendingAppend:
 
 
 @dataclass
-class PendingRun:
+class PendingAppend(_Queued):
+    thread: ThreadRef
+    user_id: str | None
+    environment: str
+    batch: Sequence[PreparedMessage]
+    future: asyncio.Future = field(repr=False)
+
+
+@dataclass
+class PendingRun(_Queued):
     """Start, finish, or (the sweeper's) expire a run."""
 
     thread: ThreadRef
@@ -59,12 +66,13 @@ class PendingRun:
     outcome: Outcome | None
     future: asyncio.Future = field(repr=False)
 
-    settle = PendingAppend.settle
+
+Pending = PendingAppend | PendingRun
 
 
 @dataclass(frozen=True)
 class PlannedAppend:
-    pending: PendingAppend | PendingRun
+    pending: Pending
     results: list[AppendResult] | None
     last_offset: int
     run: tuple[RunRecord | None, bool] | None = None
@@ -124,7 +132,15 @@ class CommitGroup:
         self._states: dict[bytes, ThreadState] = {}
         self.threads: dict[bytes, ThreadRef] = {}
 
-    async def _state(self, pending: PendingAppend | PendingRun, *, create: bool,
+    @overload
+    async def _state(self, pending: Pending, *, create: Literal[True],
+                     owner_checked: bool = True) -> ThreadState: ...
+
+    @overload
+    async def _state(self, pending: Pending, *, create: bool,
+                     owner_checked: bool = True) -> ThreadState | None: ...
+
+    async def _state(self, pending: Pending, *, create: bool,
                      owner_checked: bool = True) -> ThreadState | None:
         """The thread's state, its idle run closed first; None for a thread with no
         state when ``create`` is false. ``owner_checked`` false: whoever owns the thread
@@ -215,23 +231,25 @@ class CommitGroup:
 
     async def _finish(self, pending: PendingRun, thread: ThreadRef,
                       state: ThreadState) -> PlannedAppend:
+        if pending.outcome is None:  # Journal.finish_run always passes one
+            raise ValueError(f"finishing run {pending.run_id} without an outcome")
         if state.run is not None and state.run.run_id == pending.run_id:
             record = RunRecord.opened(state.run, state.message_count).finished(
                 state.message_count, self._now_ms, pending.outcome)
             state = replace(state, run=None)
             self._boundary(thread, state, Boundary(BoundaryKind.FINISHED, record))
             return PlannedAppend(pending, None, state.message_count, (record, False))
-        record = await self._run_record(thread, pending.run_id)
-        if record is None or record.open:
+        stored = await self._run_record(thread, pending.run_id)
+        if stored is None or stored.open:
             raise _run_not_found(pending.run_id)
-        if record.outcome != pending.outcome:
+        if stored.outcome != pending.outcome:
             raise FailedPrecondition(
-                f"run {pending.run_id} already finished: {record.outcome}",
+                f"run {pending.run_id} already finished: {stored.outcome}",
                 reason="RUN_ALREADY_FINISHED",
-                metadata={"run_id": pending.run_id, "outcome": str(record.outcome)})
-        return PlannedAppend(pending, None, state.message_count, (record, True))
+                metadata={"run_id": pending.run_id, "outcome": str(stored.outcome)})
+        return PlannedAppend(pending, None, state.message_count, (stored, True))
 
-    async def plan(self, pending: PendingAppend | PendingRun) -> PlannedAppend:
+    async def plan(self, pending: Pending) -> PlannedAppend:
         """Add ``pending`` to the group, or raise a DomainError for it alone."""
         if isinstance(pending, PendingRun):
             return await self.plan_run(pending)

@@ -129,7 +129,7 @@ def run(thread_id: str, record: RunRecord) -> run_pb2.Run:
         thread_id=thread_id, run_id=record.run_id, after_offset=record.after_offset,
         last_offset=record.last_offset, start_time=_time(record.started_ms),
         state=run_pb2.RUN_STATE_OPEN if record.open else run_pb2.RUN_STATE_FINISHED)
-    if not record.open:
+    if record.outcome is not None and record.finished_ms is not None:  # finished
         found.outcome = _OUTCOMES[record.outcome]
         found.finish_time.CopyFrom(_time(record.finished_ms))
     return found

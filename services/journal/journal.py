@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
+from typing import cast
 
 from agentmemory.common.v1 import message_pb2
 
@@ -165,14 +166,15 @@ class Journal:
     async def start_run(self, principal: Principal, thread_id: str,
                         run_id: str) -> tuple[RunRecord, bool]:
         thread = _thread(principal, thread_id)
-        return await self._shard_for(thread).run_boundary(
-            thread, principal.user_id, principal.environment, "start", run_id)
+        # Only an expiry answers without a record; starting and finishing always name one.
+        return cast("tuple[RunRecord, bool]", await self._shard_for(thread).run_boundary(
+            thread, principal.user_id, principal.environment, "start", run_id))
 
     async def finish_run(self, principal: Principal, thread_id: str, run_id: str,
                          outcome: Outcome) -> tuple[RunRecord, bool]:
         thread = _thread(principal, thread_id)
-        return await self._shard_for(thread).run_boundary(
-            thread, principal.user_id, principal.environment, "finish", run_id, outcome)
+        return cast("tuple[RunRecord, bool]", await self._shard_for(thread).run_boundary(
+            thread, principal.user_id, principal.environment, "finish", run_id, outcome))
 
     async def get_run(self, principal: Principal, thread_id: str,
                       run_id: str | None) -> RunRecord:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from typing import Any
 
 from agentmemory.common.v1 import message_pb2
 
@@ -42,8 +43,8 @@ class ThreadState:
         )
 
     def encode(self) -> bytes:
-        state = {"u": self.owner_user, "e": self.environment, "n": self.message_count,
-                 "k": self.token_count}
+        state: dict[str, Any] = {"u": self.owner_user, "e": self.environment,
+                                 "n": self.message_count, "k": self.token_count}
         if self.run is not None:
             state["r"] = self.run.encode()
         return _json(state)

@@ -58,6 +58,7 @@ from libs.errors import DomainError, FailedPrecondition, NotFound, Unavailable
 from services.journal import keys
 from services.journal.commit import (
     CommitGroup,
+    Pending,
     PendingAppend,
     PendingRun,
     PlannedAppend,
@@ -156,7 +157,7 @@ class Shard:
         self._failure: DomainError | None = None
         self._failed = asyncio.Event()
         self._closing = False
-        self._queue: list[PendingAppend] = []
+        self._queue: list[Pending] = []
         self._queued = asyncio.Event()
         self._settling: set[asyncio.Task] = set()
         #: Told (appends, messages) of every batch written (the metrics' flush sizes).
@@ -319,7 +320,7 @@ class Shard:
                 _reject(group, self._failure or _shutting_down())
                 raise
 
-    async def _commit(self, pendings: list[PendingAppend]) -> None:
+    async def _commit(self, pendings: list[Pending]) -> None:
         async with self._write_lock:
             if self._failure is not None:
                 _reject(pendings, self._failure)
@@ -343,9 +344,9 @@ class Shard:
                 handle = None if batch is None else await self._write(batch)
             except Exception as exc:
                 # The batch may or may not have reached SlateDB: stop (fail-stop).
-                error = self._translate(exc)
-                self._fail(error)
-                _reject(pendings, error)
+                failure = self._translate(exc)
+                self._fail(failure)
+                _reject(pendings, failure)
                 return
             group.remember_states()
             if batch is not None and self.on_commit is not None:
@@ -678,7 +679,7 @@ def _shutting_down() -> Unavailable:
     return Unavailable("journal is shutting down", reason="SHUTTING_DOWN", elsewhere=True)
 
 
-def _reject(pendings: list[PendingAppend], error: DomainError) -> None:
+def _reject(pendings: list[Pending], error: DomainError) -> None:
     for pending in pendings:
         pending.settle(error=error)
 

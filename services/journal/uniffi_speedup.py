@@ -42,15 +42,11 @@ def install() -> bool:
     builder = getattr(generated, "_UniffiRustBufferBuilder", None)
     converter = getattr(generated, "_UniffiFfiConverterBytes", None)
     rust_buffer = getattr(generated, "_UniffiRustBuffer", None)
-    expected = (
-        builder is not None
-        and all(hasattr(builder, n) for n in ("write", "_pack_into", "_reserve"))
-        and converter is not None
-        and hasattr(converter, "lower")
-        and rust_buffer is not None
-        and hasattr(rust_buffer, "alloc")
-    )
-    if not expected:
+    if (
+        builder is None or converter is None or rust_buffer is None
+        or not all(hasattr(builder, n) for n in ("write", "_pack_into", "_reserve"))
+        or not hasattr(converter, "lower") or not hasattr(rust_buffer, "alloc")
+    ):
         logger.warning("slatedb bindings changed shape: byte-copy speed-up not installed")
         return False
 

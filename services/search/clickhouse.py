@@ -24,10 +24,13 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from libs.errors import Unavailable
 from libs.settings import Secret
+
+if TYPE_CHECKING:  # chDB is in the embedded extra only: imported when first used
+    from chdb.session import Session
 
 _PARAMETER = re.compile(r"\{(\w+):[^}]+\}")
 _IN_PARAMETER = re.compile(r"\bIN \{(\w+):Array\(")
@@ -103,7 +106,7 @@ class ChdbClickHouse:
     def __init__(self, path: Path) -> None:
         self._path = path
         self._thread = _OneThread("chdb")
-        self._session = None
+        self._session: Session | None = None
 
     def _connect(self):
         if self._session is None:

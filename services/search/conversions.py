@@ -14,7 +14,7 @@ from services.search.search import Mode, Result, Scope, ThreadSummary
 _ROLES = {"user": message_pb2.ROLE_USER, "assistant": message_pb2.ROLE_ASSISTANT}
 _SCOPES = {pb.SCOPE_UNSPECIFIED: Scope.ALL_THREADS, pb.SCOPE_ALL_THREADS: Scope.ALL_THREADS,
            pb.SCOPE_CURRENT_THREAD: Scope.CURRENT_THREAD}
-_MODES = {pb.SEARCH_MODE_UNSPECIFIED: None, pb.SEARCH_MODE_KEYWORD: Mode.KEYWORD,
+_MODES: dict[int, Mode | None] = {pb.SEARCH_MODE_UNSPECIFIED: None, pb.SEARCH_MODE_KEYWORD: Mode.KEYWORD,
           pb.SEARCH_MODE_HYBRID: Mode.HYBRID}
 DEFAULT_LIMIT, MAX_LIMIT = 10, 50
 MAX_QUERY_CHARS = 1000

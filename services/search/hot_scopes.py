@@ -164,7 +164,7 @@ class HotScope:
         similarity = (self.embeddings * query[:, None]).sum(axis=0) * self.scales
         best = np.argsort(-similarity, kind="stable")[:depth]  # ties: (thread, offset) order
         return [Ranked(*self.vector_keys[i], float(similarity[i]), self.vector_lengths[i])
-                for i in best]
+                for i in map(int, best)]
 
 
 @dataclass

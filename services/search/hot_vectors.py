@@ -234,9 +234,9 @@ class AgentVectors:
             return np.arange(len(rows))
         last = np.partition(hamming, count - 1)[count - 1]
         nearer = np.flatnonzero(hamming < last)
-        tied = np.flatnonzero(hamming == last)
-        tied = sorted(tied.tolist(), key=lambda p: (self.threads[self._thread[rows[p]]],
-                                                    int(self._offsets[rows[p]])))
+        tied = sorted(np.flatnonzero(hamming == last).tolist(),
+                      key=lambda p: (self.threads[self._thread[rows[p]]],
+                                     int(self._offsets[rows[p]])))
         return np.concatenate([nearer, np.array(tied[:count - len(nearer)], dtype=np.int64)])
 
 
@@ -355,7 +355,7 @@ class HotVectors:
             if not rows:
                 return vectors
             # Off the event loop: not yet shared, and a page takes tens of milliseconds.
-            await asyncio.to_thread(lambda rows=rows: vectors.add(Batch.of_loaded(rows)))
+            await asyncio.to_thread(_load, vectors, rows)
             last = rows[-1]
             after = {"cell": int(last["cell"]), "thread": last["thread_id"],
                      "offset": int(last["offset"])}
@@ -431,3 +431,7 @@ class HotVectors:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _load(vectors: AgentVectors, rows: list[dict[str, Any]]) -> None:
+    vectors.add(Batch.of_loaded(rows))

@@ -179,7 +179,7 @@ class Searcher:
         bm25 = [(r.key, r.score) for r in keyword.ranked]
         if not hybrid:
             return bm25, False, keyword.shown
-        if embedding is None:  # hybrid asked of a service that does not embed
+        if embedding is None or dense_ranked is None:  # hybrid asked of one that does not embed
             return bm25, True, keyword.shown
         try:
             dense = await dense_ranked(params, await embedding, current, depth,

@@ -18,6 +18,7 @@ from typing import Protocol
 
 from agentmemory.common.v1 import message_pb2
 
+from libs import memory_names
 from libs.facts import MAX_FACTS, offline_facts, slug
 from libs.model import ChatModel, Prompt
 from services.thread_memory.summarizer import transcript
@@ -26,7 +27,6 @@ from services.thread_memory.upstreams import Fact
 logger = logging.getLogger(__name__)
 
 PROMPT = Prompt(Path(__file__).parent / "prompts" / "facts.v1.md")
-_CATEGORIES = {"user_profile", "project_fact", "observation"}
 
 
 class FactExtractor(Protocol):
@@ -42,7 +42,7 @@ def parse_facts(reply: str) -> list[Fact]:
     for item in json.loads(match.group())[:MAX_FACTS]:
         category = item.get("category")
         content = str(item.get("content", "")).strip()
-        if category not in _CATEGORIES or not content:
+        if category not in memory_names.CATEGORIES or not content:
             continue
         importance = min(1.0, max(0.0, float(item.get("importance", 0.5))))
         facts.append(Fact(slug(str(item.get("key") or content)), content, category, importance))

@@ -46,7 +46,7 @@ class Summary:
         return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True).encode()
 
     @classmethod
-    def decode(cls, raw: bytes) -> Summary:
+    def decode(cls, raw: bytes | str) -> Summary:
         return cls(**json.loads(raw))
 
     def visible_to(self, user_id: str | None) -> bool:

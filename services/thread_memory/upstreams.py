@@ -9,7 +9,7 @@ from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as memory_grpc
 from agentmemory.common.v1 import principal_pb2
 
-from libs import clients
+from libs import clients, memory_names
 from libs.clients import upstream
 from libs.identity import Principal
 from libs.settings import Secret
@@ -19,13 +19,8 @@ from libs.settings import Secret
 class Fact:
     key: str
     content: str
-    category: str  # user_profile | project_fact | observation
+    category: str  # a name of libs.memory_names.CATEGORIES (user_profile, ...)
     importance: float
-
-
-_CATEGORIES = {"user_profile": memory_pb.CATEGORY_USER_PROFILE,
-               "project_fact": memory_pb.CATEGORY_PROJECT_FACT,
-               "observation": memory_pb.CATEGORY_OBSERVATION}
 
 
 class AgentMemoryWriter:
@@ -50,7 +45,7 @@ class AgentMemoryWriter:
         async with upstream("agent_memory"):
             await self._stub.Store(memory_pb.StoreRequest(
                 principal=principal.to_proto(), key=fact.key, content=fact.content,
-                category=_CATEGORIES[fact.category], importance=fact.importance,
+                category=memory_names.category(fact.category), importance=fact.importance,
                 source=memory_pb.Source(kind=memory_pb.SOURCE_KIND_PRE_COMPACTION_FLUSH,
                                         thread_id=thread_id, message_ids=message_ids[-100:]),
             ))

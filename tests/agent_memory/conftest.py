@@ -14,8 +14,8 @@ from services.agent_memory.app import Running, running
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.index.server import QdrantServerIndex
 from services.agent_memory.settings import AgentMemoryConfig
-from tests.support.clock import FakeClock
-from tests.support.postgres import fresh_database
+from testkit.clock import FakeClock
+from testkit.postgres import fresh_database
 
 
 def qdrant_local_index() -> QdrantServerIndex:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from services.agent_memory import admin
+from testkit.memory_client import pb
 from tests.agent_memory.library import listed, who
-from tests.support.memory_client import pb
 
 
 async def _run(memory, capsys, *argv: str) -> tuple[int, str]:

@@ -10,9 +10,9 @@ import asyncpg
 import grpc
 
 from libs import page_tokens
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, recall, store
 from tests.agent_memory.library import ADMIN_ROLE, add, admin, audit, edit, export, mask, new, who
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, recall, store
 
 ADMIN = admin(user="u1")
 AGENT_KEY = who(user="u1", key_id="agent-key")

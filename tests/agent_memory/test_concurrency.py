@@ -8,8 +8,8 @@ import asyncio
 import grpc
 
 from libs.errors import error_details
+from testkit.memory_client import pb
 from tests.agent_memory.library import add, edit, new, who
-from tests.support.memory_client import pb
 
 ME = who(user="u1")
 WRITERS = 12

@@ -10,9 +10,9 @@ import json
 import asyncpg
 import grpc
 
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, recall
 from tests.agent_memory.library import add, admin, edit, export, listed, new, who
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, recall
 
 SOURCE = admin(agent="helper", user="u1")
 TARGET = admin("initech", agent="helper", user="u1")

@@ -10,9 +10,9 @@ import grpc
 from google.protobuf import timestamp_pb2
 
 from services.agent_memory import index as vector_index
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, recall, store
 from tests.agent_memory.library import add, admin, edit, listed, mask, new, who
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, recall, store
 
 ME = who(user="u1")
 COLLECTION = vector_index.collection_name("acme", "default", "local-bge-small-en")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.agent_memory import index as vector_index
-from tests.support.memory_client import pb, principal, recall, store
+from testkit.memory_client import pb, principal, recall, store
 
 
 async def importance(memory, key) -> float:

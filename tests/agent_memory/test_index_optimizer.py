@@ -18,8 +18,8 @@ from services.agent_memory.index import IndexFilter, IndexPoint, payload, sparse
 from services.agent_memory.index.edge import WORK, EdgeIndex
 from services.agent_memory.index.optimizer import IndexOptimizer
 from services.agent_memory.settings import AgentMemoryConfig
-from tests.support.clock import FakeClock
-from tests.support.postgres import fresh_database
+from testkit.clock import FakeClock
+from testkit.postgres import fresh_database
 
 DIMENSIONS = 384  # as the local embedding model: dense vectors outweigh sparse ones
 AFTER = 400  # AGENT_MEMORY_INDEX_OPTIMIZE_AFTER_CHANGES in these tests

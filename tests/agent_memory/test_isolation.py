@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import grpc
 
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, principal, recall, store
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, principal, recall, store
 
 ACME_X = principal("acme", user="xavier")
 ACME_Y = principal("acme", user="yolanda")

@@ -11,9 +11,9 @@ import pytest
 from services.agent_memory import app
 from services.agent_memory.memories.projector import Projector
 from services.agent_memory.settings import AgentMemoryConfig
-from tests.support import lifecycle
-from tests.support.ports import free_port
-from tests.support.postgres import fresh_database
+from testkit import lifecycle
+from testkit.ports import free_port
+from testkit.postgres import fresh_database
 
 # In the order the app takes them; the last three start the background loops.
 STEPS = ["Tracing", "Repository.connect", "build_index", "build_embedder", "chat_model",

@@ -14,11 +14,11 @@ import grpc
 
 from libs import migrations
 from services.agent_memory.app import MIGRATIONS
+from testkit.clock import FakeClock
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, principal, recall, store
+from testkit.postgres import fresh_database
 from tests.agent_memory.conftest import start_memory
-from tests.support.clock import FakeClock
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, principal, recall, store
-from tests.support.postgres import fresh_database
 
 ALICE, BOB, NOBODY = principal(user="alice"), principal(user="bob"), principal()
 

@@ -10,7 +10,7 @@ import asyncpg
 import grpc
 import pytest
 
-from tests.support.memory_client import pb, principal, store
+from testkit.memory_client import pb, principal, store
 
 ACME, GLOBEX = principal(account="acme", user="alice"), principal(account="globex", user="bob")
 UMBRELLA = principal(account="umbrella", user="carol")

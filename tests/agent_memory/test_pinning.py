@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support.memory_client import pb, principal, store
+from testkit.memory_client import pb, principal, store
 
 ALICE = principal(user="alice")
 

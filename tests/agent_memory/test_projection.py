@@ -7,7 +7,7 @@ import time
 
 from libs.pacing import IdleBackoff
 from services.agent_memory import index as vector_index
-from tests.support.memory_client import pb, principal, recall, store
+from testkit.memory_client import pb, principal, recall, store
 
 COLLECTION = vector_index.collection_name("acme", "default", "local-bge-small-en")
 

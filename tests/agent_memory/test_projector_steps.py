@@ -14,7 +14,7 @@ from services.agent_memory import index as vector_index
 from services.agent_memory.index import IndexFilter
 from services.agent_memory.memories import projector as projector_module
 from services.agent_memory.memories.projector import LEASE_SECONDS
-from tests.support.memory_client import pb, store
+from testkit.memory_client import pb, store
 
 COLLECTION = vector_index.collection_name("acme", "default", "local-bge-small-en")
 

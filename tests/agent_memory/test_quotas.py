@@ -17,11 +17,11 @@ from agentmemory.agent_memory.v1 import retrieval_pb2 as retrieval_pb
 from libs import migrations
 from libs import postgres as pools
 from services.agent_memory.app import MIGRATIONS
+from testkit.journal_client import rpc_error
+from testkit.memory_client import store
+from testkit.postgres import fresh_database
 from tests.agent_memory.library import OPERATOR_ROLE, add, admin, mask, new, who
 from tests.retrieval.conftest import Retrieval, start
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import store
-from tests.support.postgres import fresh_database
 
 ADMIN = admin(user="u1")
 OPERATOR = who(agent="operator", role=OPERATOR_ROLE)

@@ -7,9 +7,9 @@ import pytest
 
 from libs import reranker
 from services.agent_memory.index.server import QdrantServerIndex
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, principal, recall, store
 from tests.agent_memory.conftest import CATEGORY, start_memory
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, principal, recall, store
 
 FACTS = {
     "drink": "Drinks oat-milk flat whites, never black coffee",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import grpc
 
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, principal, store
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, principal, store
 
 U1, U2 = principal(user="u1"), principal(user="u2")
 

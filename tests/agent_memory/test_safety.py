@@ -15,10 +15,10 @@ from bench.safety_report import (
 )
 from services.agent_memory import safety
 from services.agent_memory.safety import classifier, rules
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, principal, store
 from tests.agent_memory import safety_probes
 from tests.agent_memory.safety_corpus import ATTACKS, BENIGN, CREDENTIALS, PLAIN, SECRETS
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, principal, store
 
 # The families an outside verification found stored (issue 9), in other words than the corpus.
 FAMILIES = [

@@ -11,6 +11,8 @@ import grpc
 from services.agent_memory.memories import permissions
 from services.agent_memory.memories.model import Role
 from services.agent_memory.memories.rules import Kind, Scope
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, recall, store
 from tests.agent_memory.library import (
     OPERATOR_ROLE,
     add,
@@ -21,8 +23,6 @@ from tests.agent_memory.library import (
     new,
     who,
 )
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, recall, store
 
 AGENT_KEY, ADMIN = who(user="u1"), admin(user="u1")
 SOME_ID = str(uuid.uuid4())

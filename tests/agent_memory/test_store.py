@@ -8,9 +8,9 @@ import asyncpg
 import grpc
 import pytest
 
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, principal, store
 from tests.agent_memory.conftest import CATEGORY
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, principal, store
 
 ALICE = principal(user="alice")
 

@@ -12,9 +12,9 @@ import json
 
 import grpc
 
+from testkit.journal_client import rpc_error
+from testkit.memory_client import pb, recall
 from tests.agent_memory.library import OPERATOR_ROLE, add, admin, export, listed, new, who
-from tests.support.journal_client import rpc_error
-from tests.support.memory_client import pb, recall
 
 PROFILE = pb.MEMORY_KIND_USER_PROFILE
 ACCOUNT, AGENT, USER, PRIVATE = (pb.MEMORY_SCOPE_ACCOUNT, pb.MEMORY_SCOPE_AGENT,

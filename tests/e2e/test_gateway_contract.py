@@ -18,8 +18,8 @@ from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from google.protobuf import struct_pb2
 
 from libs import clients
+from testkit.journal_client import rpc_error
 from tests.libs.test_metrics import sample
-from tests.support.journal_client import rpc_error
 
 AGENT, MCP = principal_pb2.SURFACE_AGENT, principal_pb2.SURFACE_MCP_GATEWAY
 USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL

@@ -27,10 +27,10 @@ from agentmemory.gateway.v1 import run_service_pb2_grpc as run_grpc
 from libs import clients
 from services.agent_memory.learning.procedures import HEADER
 from services.gateway.context import TOOL_DATA_DISCLAIMER
+from testkit.journal_client import rpc_error
 from tests.e2e.conftest import LEARNING_AGENT
 from tests.e2e.test_gateway_contract import scrape
 from tests.libs.test_metrics import sample
-from tests.support.journal_client import rpc_error
 
 USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL
 OK = message_pb2.TOOL_CALL_STATUS_SUCCEEDED

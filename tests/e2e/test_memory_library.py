@@ -18,7 +18,7 @@ from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as library_gr
 from google.protobuf import field_mask_pb2, struct_pb2
 
 from libs import clients
-from tests.support.journal_client import rpc_error
+from testkit.journal_client import rpc_error
 
 AGENT = principal_pb2.SURFACE_AGENT
 MEMORY_TOOLS = {"memory_store", "memory_recall", "memory_forget"}

@@ -28,8 +28,8 @@ from libs.tokens import count_tokens
 from services.agent_memory.retrieval.render import RELEVANT_DISCLAIMER
 from services.gateway.context import SUMMARY_PREFIX
 from services.gateway.tools import TOOL_DATA_NOTE
-from tests.support.platform import another_gateway
-from tests.support.waiting import eventually
+from testkit.platform import another_gateway
+from testkit.waiting import eventually
 from tests.surfaces.test_environments_and_quotas import operator
 
 AGENT = "dispatcher"

@@ -19,7 +19,7 @@ from agentmemory.gateway.v1 import retrieval_service_pb2_grpc as pb_grpc
 
 from libs import clients
 from libs.tokens import count_tokens
-from tests.support.journal_client import rpc_error
+from testkit.journal_client import rpc_error
 
 ANA = gateway_pb.Caller(agent_id="concierge", user_id="ana", surface=principal_pb2.SURFACE_AGENT)
 BOB = gateway_pb.Caller(agent_id="concierge", user_id="bob", surface=principal_pb2.SURFACE_AGENT)

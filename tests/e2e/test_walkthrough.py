@@ -28,7 +28,7 @@ import markdown
 import pytest
 import yaml
 
-from tests.support.shell import Shell
+from testkit.shell import Shell
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "getting-started.md"

@@ -18,9 +18,9 @@ from libs.invalidations import Invalidations
 from services.gateway.app import connect
 from services.gateway.keys import ApiKeys, KeySpec
 from services.gateway.threads import Threads
-from tests.support.ports import free_port
-from tests.support.postgres import fresh_database
-from tests.support.waiting import eventually
+from testkit.ports import free_port
+from testkit.postgres import fresh_database
+from testkit.waiting import eventually
 
 ANA = Principal("acme", "helper", "ana", "default")
 

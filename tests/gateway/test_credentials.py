@@ -27,8 +27,8 @@ from services.gateway import callers, tokens
 from services.gateway.app import MIGRATIONS, connect
 from services.gateway.keys import ApiKeys, KeySpec
 from services.gateway.tokens import UserTokens
-from tests.support.ports import free_port
-from tests.support.postgres import fresh_database
+from testkit.ports import free_port
+from testkit.postgres import fresh_database
 from tools.backends.postgres import EmbeddedPostgres
 
 SECRET = "s" * 40

@@ -7,9 +7,9 @@ import pytest
 
 from services.gateway import app
 from services.gateway.settings import GatewayConfig
-from tests.support import lifecycle
-from tests.support.ports import free_port
-from tests.support.postgres import fresh_database
+from testkit import lifecycle
+from testkit.ports import free_port
+from testkit.postgres import fresh_database
 
 # In the order the app takes them.
 STEPS = ["Tracing", "postgres.create_pool", "migrations.apply", "PinnedCache",

@@ -29,9 +29,9 @@ from libs.identity import Principal
 from libs.settings import Secret
 from services.agent_memory.memories.store.pinned_changes import CHANNEL
 from services.gateway.pinned import PinnedCache
-from tests.support.pinned_changes import all_heard
-from tests.support.platform import another_gateway
-from tests.support.waiting import eventually
+from testkit.pinned_changes import all_heard
+from testkit.platform import another_gateway
+from testkit.waiting import eventually
 from tools import launch
 
 AGENT = "pinner"

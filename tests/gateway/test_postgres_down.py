@@ -17,7 +17,7 @@ from libs.errors import error_details
 from services.gateway.app import running
 from services.gateway.keys import KeySpec
 from services.gateway.settings import GatewayConfig
-from tests.support.ports import free_port
+from testkit.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 
 MCP_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 from agentmemory.journal.v1 import journal_service_pb2 as pb
 
-from tests.support.journal_client import ASSISTANT, message, principal, rpc_error
+from testkit.journal_client import ASSISTANT, message, principal, rpc_error
 
 
 async def test_append_returns_dense_offsets_and_reads_back(journal):

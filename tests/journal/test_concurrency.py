@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.support.journal_client import message
+from testkit.journal_client import message
 
 
 async def test_100_concurrent_appenders_on_one_thread(journal):

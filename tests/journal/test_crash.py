@@ -7,8 +7,8 @@ import asyncio
 import grpc
 
 from libs import clients
-from tests.support.journal_client import JournalClient, message
-from tests.support.journal_process import JournalProcess
+from testkit.journal_client import JournalClient, message
+from testkit.journal_process import JournalProcess
 
 THREADS = ("c0", "c1", "c2")
 

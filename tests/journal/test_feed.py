@@ -8,8 +8,8 @@ import grpc
 from agentmemory.journal.v1 import journal_service_pb2 as pb
 
 from libs import clients
-from tests.support.journal_client import JournalClient, message, principal
-from tests.support.journal_process import JournalProcess
+from testkit.journal_client import JournalClient, message, principal
+from testkit.journal_process import JournalProcess
 
 
 async def take(stub, after: int, count: int, shard: int = 0, timeout: float = 20.0):

@@ -11,8 +11,8 @@ from grpc_health.v1 import health_pb2
 
 from libs import clients
 from libs.errors import error_details
-from tests.support.journal_client import JournalClient, message
-from tests.support.journal_process import JournalProcess
+from testkit.journal_client import JournalClient, message
+from testkit.journal_process import JournalProcess
 
 THREADS = ("t0", "t1", "t2", "t3")
 

@@ -18,7 +18,7 @@ from libs.errors import Unavailable
 from services.journal.app import running
 from services.journal.journal import ShardOpener
 from services.journal.settings import JournalConfig
-from tests.support.journal_client import JournalClient, message
+from testkit.journal_client import JournalClient, message
 
 
 def _config(tmp_path, flush_interval_ms: int = 10) -> JournalConfig:

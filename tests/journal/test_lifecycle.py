@@ -7,8 +7,8 @@ import pytest
 
 from services.journal import app
 from services.journal.settings import JournalConfig
-from tests.support import lifecycle
-from tests.support.ports import free_port
+from testkit import lifecycle
+from testkit.ports import free_port
 
 # In the order the app takes them, for a journal that opens its shards and for one that
 # stands by for their leases.

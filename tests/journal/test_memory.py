@@ -11,8 +11,8 @@ from pathlib import Path
 from agentmemory.journal.v1 import journal_service_pb2 as pb
 
 from libs import clients
-from tests.support.journal_client import JournalClient, message, principal
-from tests.support.journal_process import JournalProcess
+from testkit.journal_client import JournalClient, message, principal
+from testkit.journal_process import JournalProcess
 
 MESSAGE_BYTES = 256 * 1024
 ROUNDS, PER_ROUND = 6, 48  # 72 MiB in all, 12 MiB a round

@@ -16,8 +16,8 @@ from agentmemory.journal.v1 import journal_service_pb2 as pb
 
 from libs import clients
 from libs.errors import error_details
-from tests.support.journal_client import JournalClient, message
-from tests.support.journal_process import JournalProcess
+from testkit.journal_client import JournalClient, message
+from testkit.journal_process import JournalProcess
 
 GRPCURL = shutil.which("grpcurl", path=os.path.dirname(sys.executable)) or "grpcurl"
 

@@ -14,8 +14,8 @@ from agentmemory.journal.v1 import journal_service_pb2 as pb
 from libs.errors import error_details
 from libs.healthcheck import is_serving
 from libs.journal_client import JournalShards, shard_health_name
-from tests.support.journal_client import message, principal
-from tests.support.journal_process import JournalProcess
+from testkit.journal_client import message, principal
+from testkit.journal_process import JournalProcess
 
 LEASE = 1.0
 THREADS = ("t0", "t1", "t2")

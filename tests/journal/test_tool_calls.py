@@ -8,7 +8,7 @@ import grpc
 from agentmemory.common.v1 import message_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as pb
 
-from tests.support.journal_client import ASSISTANT, TOOL, message, principal, rpc_error
+from testkit.journal_client import ASSISTANT, TOOL, message, principal, rpc_error
 
 PAGE = 32 * 1024
 

@@ -9,7 +9,7 @@ from agentmemory.journal.v1 import journal_service_pb2 as pb
 from google.protobuf import struct_pb2
 
 from libs import page_tokens
-from tests.support.journal_client import ASSISTANT, USER, message, principal, rpc_error
+from testkit.journal_client import ASSISTANT, USER, message, principal, rpc_error
 
 MiB = 1024 * 1024
 

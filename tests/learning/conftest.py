@@ -21,9 +21,9 @@ from libs import clients
 from services.agent_memory.app import running
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.settings import AgentMemoryConfig
-from tests.support.clock import FakeClock
-from tests.support.journal_client import JournalClient
-from tests.support.postgres import fresh_database
+from testkit.clock import FakeClock
+from testkit.journal_client import JournalClient
+from testkit.postgres import fresh_database
 
 USER, ASSISTANT, TOOL = message_pb2.ROLE_USER, message_pb2.ROLE_ASSISTANT, message_pb2.ROLE_TOOL
 OK, FAILED = message_pb2.TOOL_CALL_STATUS_SUCCEEDED, message_pb2.TOOL_CALL_STATUS_FAILED

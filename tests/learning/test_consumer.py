@@ -12,8 +12,8 @@ from agentmemory.common.v1 import run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 
 from libs.pacing import IdleBackoff
+from testkit.postgres import fresh_database
 from tests.learning.conftest import say, start_learning, who
-from tests.support.postgres import fresh_database
 
 
 async def test_learning_resumes_after_a_restart_and_never_learns_twice(postgres, tmp_path,

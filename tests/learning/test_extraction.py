@@ -8,8 +8,8 @@ from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import learning_service_pb2 as pb
 from agentmemory.common.v1 import run_pb2
 
+from testkit.journal_client import rpc_error
 from tests.learning.conftest import ASSISTANT, TOOL, call, say, who
-from tests.support.journal_client import rpc_error
 
 IMMEDIATE, OFF = memory_pb.EXTRACTION_MODE_IMMEDIATE, memory_pb.EXTRACTION_MODE_OFF
 MEMORY, SUPERSEDE = pb.SUGGESTION_KIND_MEMORY, pb.SUGGESTION_KIND_SUPERSEDE

@@ -13,8 +13,8 @@ from agentmemory.common.v1 import run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 
 from services.agent_memory.learning.procedures import HEADER
+from testkit.journal_client import rpc_error
 from tests.learning.conftest import ADMIN, call, tool_turn, who
-from tests.support.journal_client import rpc_error
 
 UP, DOWN = pb.RUN_RATING_THUMBS_UP, pb.RUN_RATING_THUMBS_DOWN
 

@@ -17,10 +17,10 @@ from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 
 from services.agent_memory.learning.procedures import HEADER, collection
 from services.gateway.pinned import PinnedCache
+from testkit.pinned_changes import all_heard
+from testkit.waiting import eventually
 from tests.learning.conftest import ADMIN, call, tool_turn, who
 from tests.learning.test_procedures import record
-from tests.support.pinned_changes import all_heard
-from tests.support.waiting import eventually
 
 TASK = "Book me a flight to Porto on Friday"
 

@@ -12,8 +12,8 @@ from agentmemory.common.v1 import run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as pb
 
 from libs import clients
-from tests.support.journal_client import JournalClient, message, principal, rpc_error
-from tests.support.journal_process import JournalProcess
+from testkit.journal_client import JournalClient, message, principal, rpc_error
+from testkit.journal_process import JournalProcess
 
 SUCCEEDED, TIMED_OUT = run_pb2.RUN_OUTCOME_SUCCEEDED, run_pb2.RUN_OUTCOME_TIMED_OUT
 STARTED, FINISHED = run_pb2.RUN_BOUNDARY_KIND_STARTED, run_pb2.RUN_BOUNDARY_KIND_FINISHED

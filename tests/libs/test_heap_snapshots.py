@@ -10,7 +10,7 @@ import tracemalloc
 from libs import heap_snapshots
 from libs.heap_snapshots import HeapSnapshotSettings
 from libs.settings import load
-from tests.support.journal_process import JournalProcess
+from testkit.journal_process import JournalProcess
 
 
 def _wait_for(predicate, timeout: float = 20.0):

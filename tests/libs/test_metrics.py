@@ -15,7 +15,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from libs import clients, errors
 from libs.server import GrpcServer, ServerSettings, ServiceBinding
-from tests.support.ports import free_port
+from testkit.ports import free_port
 
 SERVICE = "test.v1.MeteredService"
 

@@ -9,7 +9,7 @@ import asyncpg
 from libs import migrations
 from services.agent_memory.app import MIGRATIONS as AGENT_MEMORY
 from services.gateway.app import MIGRATIONS as GATEWAY
-from tests.support.postgres import fresh_database
+from testkit.postgres import fresh_database
 
 
 async def test_replicas_of_two_services_starting_at_once_apply_each_migration_once(postgres):

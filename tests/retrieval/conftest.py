@@ -17,9 +17,9 @@ from libs import clients
 from services.agent_memory.app import running
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.settings import AgentMemoryConfig
+from testkit.clock import FakeClock
+from testkit.postgres import fresh_database
 from tests.agent_memory.conftest import MemoryUnderTest, qdrant_local_index
-from tests.support.clock import FakeClock
-from tests.support.postgres import fresh_database
 
 KINDS = {name.removeprefix("MEMORY_KIND_").lower(): value
          for name, value in memory_pb.MemoryKind.items() if value}

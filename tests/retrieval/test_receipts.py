@@ -8,8 +8,8 @@ from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import retrieval_pb2 as pb
 from agentmemory.common.v1 import run_pb2
 
+from testkit.journal_client import rpc_error
 from tests.retrieval.conftest import who
-from tests.support.journal_client import rpc_error
 
 
 async def _recall_counts(retrieval, ids) -> dict[str, int]:

@@ -16,9 +16,9 @@ from google.protobuf import field_mask_pb2
 
 from libs.tokens import count_tokens
 from services.agent_memory.retrieval import render
+from testkit.journal_client import rpc_error
 from tests.agent_memory.library import OPERATOR_ROLE
 from tests.retrieval.conftest import who
-from tests.support.journal_client import rpc_error
 
 QUERY = "how do we number invoices for the billing export"
 

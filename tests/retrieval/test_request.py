@@ -10,8 +10,8 @@ from agentmemory.agent_memory.v1 import retrieval_pb2 as pb
 from agentmemory.common.v1 import principal_pb2, run_pb2
 from google.protobuf import field_mask_pb2, timestamp_pb2
 
+from testkit.journal_client import rpc_error
 from tests.retrieval.conftest import who
-from tests.support.journal_client import rpc_error
 
 AGENT_ROLE = principal_pb2.KEY_ROLE_AGENT
 

@@ -12,8 +12,8 @@ from agentmemory.common.v1 import principal_pb2, run_pb2
 from libs.tokens import count_tokens
 from services.agent_memory.retrieval import render
 from services.agent_memory.retrieval.procedures import Procedure, Step
+from testkit.journal_client import rpc_error
 from tests.retrieval.conftest import start, who
-from tests.support.journal_client import rpc_error
 
 OPERATOR = who(role=principal_pb2.KEY_ROLE_OPERATOR)
 ADMIN = who(role=principal_pb2.KEY_ROLE_ADMIN)

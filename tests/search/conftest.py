@@ -17,8 +17,8 @@ from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 from libs import clients
 from services.search.app import Running, running
 from services.search.settings import SearchConfig
-from tests.support.journal_client import JournalClient, principal
-from tests.support.ports import free_port, free_port_with_offset
+from testkit.journal_client import JournalClient, principal
+from testkit.ports import free_port, free_port_with_offset
 from tools.backends.clickhouse import ClickHouseServer
 
 AGENT = principal_pb2.SURFACE_AGENT

@@ -1,6 +1,6 @@
 """A fixed corpus of conversations and the message each query must find first."""
 
-from tests.support.journal_client import ASSISTANT, USER
+from testkit.journal_client import ASSISTANT, USER
 
 THREADS = {
     "billing": [

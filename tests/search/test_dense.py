@@ -18,10 +18,10 @@ from services.search import dense, fusion, tenancy
 from services.search import keyword as keyword_leg
 from services.search.app import EMBEDDINGS_HEALTH
 from services.search.terms import terms
+from testkit.journal_client import message, principal
 from tests.search.conftest import HYBRID, KEYWORD, search_env, start_search
 from tests.search.corpus import THREADS
 from tests.search.test_search import load_corpus
-from tests.support.journal_client import message, principal
 
 TARGET = "Our trip to Porto was cancelled because of the storm."
 PARAPHRASE = "journey scrapped owing to bad weather"  # no stem in common with any message

@@ -11,11 +11,11 @@ from agentmemory.search.v1 import search_service_pb2 as pb
 from libs.identity import parse_principal
 from services.search import tenancy
 from services.search.keyword import SIZE_TTL_SECONDS
+from testkit.journal_client import message, principal
 from tests.search.conftest import HYBRID, KEYWORD
 from tests.search.corpus import EXPECTED, THREADS
 from tests.search.test_dense import PARAPHRASE, TARGET
 from tests.search.test_search import load_corpus
-from tests.support.journal_client import message, principal
 
 CORPUS_MESSAGES = sum(len(turns) for turns in THREADS.values())
 

@@ -9,12 +9,12 @@ import pytest
 from libs.identity import parse_principal
 from services.search import hot_vectors, tenancy
 from services.search.keyword import SIZE_TTL_SECONDS
+from testkit.journal_client import message, principal
 from tests.search.conftest import HYBRID
 from tests.search.corpus import THREADS
 from tests.search.test_dense import PARAPHRASE, TARGET
 from tests.search.test_hot_scopes import counting
 from tests.search.test_search import load_corpus
-from tests.support.journal_client import message, principal
 
 QUERIES = ["refunds currency invoice", PARAPHRASE, "interview loop", TARGET,
            "what did we decide about the release date", "kiwi"]

@@ -9,10 +9,10 @@ import pytest
 
 from services.search import app
 from services.search.settings import SearchConfig
+from testkit import lifecycle
+from testkit.journal_process import JournalProcess
+from testkit.ports import free_port
 from tests.search.conftest import search_env
-from tests.support import lifecycle
-from tests.support.journal_process import JournalProcess
-from tests.support.ports import free_port
 
 # In the order the app takes them; the last three start the change-feed followers.
 STEPS = ["Tracing", "build_clickhouse", "JournalReader", "chat_model", "build_embedder",

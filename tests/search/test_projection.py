@@ -10,10 +10,10 @@ from agentmemory.search.v1 import search_service_pb2 as pb
 
 from libs.journal_client import JournalReader
 from services.search import keyword, lag, schema
+from testkit.journal_client import message, principal
 from tests.search.conftest import search_env, start_search
 from tests.search.corpus import EXPECTED
 from tests.search.test_search import load_corpus
-from tests.support.journal_client import message, principal
 
 
 async def rows(search) -> int:

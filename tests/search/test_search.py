@@ -15,9 +15,9 @@ from agentmemory.common.v1 import message_pb2
 from agentmemory.search.v1 import search_service_pb2 as pb
 
 from libs import reranker
+from testkit.journal_client import ASSISTANT, TOOL, USER, message, principal, rpc_error
 from tests.search.conftest import AGENT, HYBRID, KEYWORD, MCP
 from tests.search.corpus import EXPECTED, THREADS
-from tests.support.journal_client import ASSISTANT, TOOL, USER, message, principal, rpc_error
 
 
 async def load_corpus(search, who=None):

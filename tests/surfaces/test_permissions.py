@@ -14,7 +14,7 @@ from agentmemory.common.v1 import principal_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 
 from services.gateway.http import rest
-from tests.support.waiting import eventually
+from testkit.waiting import eventually
 from tests.surfaces import grpc_calls
 from tests.surfaces.mcp_calls import mcp_client
 

@@ -32,7 +32,7 @@ from agentmemory_client import (
     UnavailableError,
 )
 
-from tests.support.ports import free_port
+from testkit.ports import free_port
 from tests.surfaces.test_environments_and_quotas import operator
 from tools import launch
 

@@ -16,7 +16,7 @@ from libs import clients
 from services.thread_memory.app import Running, running
 from services.thread_memory.settings import ThreadMemoryConfig
 from services.thread_memory.summaries import ThreadKey
-from tests.support.journal_client import JournalClient, principal
+from testkit.journal_client import JournalClient, principal
 
 
 @dataclass

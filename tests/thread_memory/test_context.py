@@ -15,7 +15,7 @@ from libs import clients
 from services.journal.app import running
 from services.journal.settings import JournalConfig
 from services.thread_memory.window import window_size
-from tests.support.journal_client import JournalClient, message, principal, rpc_error
+from testkit.journal_client import JournalClient, message, principal, rpc_error
 from tests.thread_memory.conftest import start_thread_memory, thread_memory_env
 
 

@@ -13,7 +13,7 @@ from libs.object_store_settings import ObjectStoreSettings
 from libs.settings import Secret
 from services.thread_memory.jobs import JobTarget, Outcome, Scheduler, Status
 from services.thread_memory.summaries import Summary, SummaryStore, ThreadKey, unavailable
-from tests.support.journal_client import message
+from testkit.journal_client import message
 
 OWNER = Principal("acme", "helper", None, "default")
 THREAD = ThreadKey("acme", "helper", "t")

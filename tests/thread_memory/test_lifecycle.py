@@ -9,9 +9,9 @@ import pytest
 
 from services.thread_memory import app
 from services.thread_memory.settings import ThreadMemoryConfig
-from tests.support import lifecycle
-from tests.support.journal_process import JournalProcess
-from tests.support.ports import free_port
+from testkit import lifecycle
+from testkit.journal_process import JournalProcess
+from testkit.ports import free_port
 from tests.thread_memory.conftest import thread_memory_env
 
 # In the order the app takes them; the feed counter starts after the job workers.

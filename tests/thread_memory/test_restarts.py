@@ -16,7 +16,7 @@ import pytest
 from redis.asyncio import Redis
 
 from services.thread_memory.summaries import SummaryStore, ThreadKey
-from tests.support.journal_client import message, principal
+from testkit.journal_client import message, principal
 from tests.thread_memory.conftest import start_thread_memory, thread_memory_env
 
 logger = logging.getLogger(__name__)

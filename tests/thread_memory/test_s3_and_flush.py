@@ -11,9 +11,9 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
 from redis.asyncio import Redis
 
 from services.thread_memory.summaries import SummaryStore, ThreadKey
+from testkit.journal_client import message, principal
+from testkit.s3 import start_s3_server
 from tests.agent_memory.conftest import start_memory
-from tests.support.journal_client import message, principal
-from tests.support.s3 import start_s3_server
 from tests.thread_memory.conftest import start_thread_memory, thread_memory_env
 
 FACTS = [{"key": "name", "content": "The user's name is Ana Lopes.", "category": "user_profile",

@@ -8,7 +8,7 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as pb
 from redis.asyncio import Redis
 
 from services.thread_memory.summaries import SummaryStore, ThreadKey
-from tests.support.journal_client import message, principal
+from testkit.journal_client import message, principal
 from tests.thread_memory.conftest import start_thread_memory, thread_memory_env
 
 

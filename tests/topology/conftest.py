@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.platform import bind_memory
-from tests.topology.load import AGENT
+from testkit.gateway_load import AGENT
+from testkit.platform import bind_memory
 from tools.topology import Topology
 
 

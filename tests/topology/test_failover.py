@@ -10,7 +10,7 @@ from agentmemory.thread_memory.v1 import thread_memory_service_pb2_grpc as threa
 
 from libs import clients
 from libs.settings import Secret
-from tests.topology.load import GatewayLoad, check_acknowledged, owner, threads_on
+from testkit.gateway_load import GatewayLoad, check_acknowledged, owner, threads_on
 
 # What a takeover may take, documented in docs/operations.md: a lease without change (2 s
 # here), a quarter lease between the standby's looks, opening the shard, and the

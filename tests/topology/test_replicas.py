@@ -6,8 +6,8 @@ import asyncio
 
 from agentmemory.common.v1 import message_pb2
 
-from tests.support.waiting import eventually
-from tests.topology.load import GatewayLoad, check_acknowledged, threads_on
+from testkit.gateway_load import GatewayLoad, check_acknowledged, threads_on
+from testkit.waiting import eventually
 
 KILLED = ("gateway-a", "thread-memory-a", "agent-memory-a", "search-a")
 

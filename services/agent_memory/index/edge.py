@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from services.agent_memory.index import (
@@ -35,6 +36,9 @@ from services.agent_memory.index import (
     IndexUnavailable,
 )
 from services.agent_memory.index.sparse import SparseVector
+
+if TYPE_CHECKING:  # qdrant-edge is in the embedded extra only: imported when first used
+    from qdrant_edge import EdgeShard
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +79,7 @@ class Optimization:
 
 @dataclass(eq=False)
 class _Shard:
-    handle: object
+    handle: EdgeShard
     # Every call on the shard holds it: qdrant-edge holds the GIL through each call
     # anyway, and the swap must not close a handle under a running call.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)

@@ -80,7 +80,8 @@ def turns(messages: Sequence[message_pb2.Message], after_offset: int) -> list[_T
 def capture(messages: Sequence[message_pb2.Message], after_offset: int, masker: Masker,
             rejected: Callable[[str], bool]) -> tuple[list[CapturedTurn], dict[str, int]]:
     """The turns to record, and how many were not recorded for each reason."""
-    captured, skipped = [], {}
+    captured: list[CapturedTurn] = []
+    skipped: dict[str, int] = {}
     for turn in turns(messages, after_offset):
         kept, reason = _capture_turn(turn, masker, rejected)
         if kept is None:

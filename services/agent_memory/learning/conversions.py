@@ -33,7 +33,7 @@ _SOURCES = {SourceKind.EXTRACTION: memory_pb.SOURCE_KIND_EXTRACTION,
 _SUGGESTION_KINDS = {k: getattr(pb, f"SUGGESTION_KIND_{k.name}") for k in SuggestionKind}
 _STATUSES = {s: getattr(pb, f"SUGGESTION_STATUS_{s.name}") for s in SuggestionStatus}
 _SKILLS = {s: getattr(pb, f"SKILL_STATE_{s.name}") for s in SkillState}
-RATINGS = {pb.RUN_RATING_THUMBS_UP: "up", pb.RUN_RATING_THUMBS_DOWN: "down"}
+RATINGS: dict[int, str] = {pb.RUN_RATING_THUMBS_UP: "up", pb.RUN_RATING_THUMBS_DOWN: "down"}
 
 
 def _time(value: datetime | None) -> timestamp_pb2.Timestamp | None:
@@ -97,7 +97,8 @@ def suggestion(value: Suggestion) -> pb.Suggestion:
     return pb.Suggestion(
         id=str(value.id), kind=_SUGGESTION_KINDS[value.kind], status=_STATUSES[value.status],
         key=value.key, content=value.content,
-        memory_kind=_KINDS[value.memory_kind] if value.memory_kind else 0,
+        memory_kind=(_KINDS[value.memory_kind] if value.memory_kind
+                     else memory_pb.MEMORY_KIND_UNSPECIFIED),
         scope=_SCOPES[value.scope], confidence=value.confidence, source=_source(value.source),
         supersedes_memory_id=str(value.supersedes_memory_id or ""),
         superseded_content=value.superseded_content,

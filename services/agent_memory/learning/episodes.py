@@ -59,7 +59,7 @@ def build_episode(run: FinishedRun, messages: Sequence[message_pb2.Message],
         return None
     asked = [m for m in messages if m.role == message_pb2.ROLE_USER and m.content.strip()]
     in_run = [m for m in asked if m.offset > run.after_offset]
-    task = (in_run or asked[-1:] or [None])[0]
+    task = in_run[0] if in_run else asked[-1] if asked else None
     tools = list(dict.fromkeys(c.name for m in inside for c in m.tool_calls))
     parts = [f"Outcome: {run.outcome}."]
     if tools:

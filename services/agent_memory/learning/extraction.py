@@ -88,7 +88,7 @@ def parse(reply: str, run: FinishedRun, messages: Sequence[message_pb2.Message])
             continue
         content = " ".join(str(item.get("content", "")).split())
         try:
-            kind = Kind(item.get("kind"))
+            kind = Kind(str(item.get("kind")))
             confidence = float(item.get("confidence", 0.5))
             cited = [by_offset[int(o)] for o in item.get("offsets") or () if int(o) in by_offset]
         except (TypeError, ValueError):

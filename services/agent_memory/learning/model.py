@@ -87,6 +87,20 @@ class Suggestion:
     decided_at: datetime | None = None
     decided_by: Author | None = None
 
+    @property
+    def fact_kind(self) -> Kind:
+        """The memory kind of a fact or supersede suggestion (a skill has none)."""
+        if self.memory_kind is None:
+            raise ValueError(f"suggestion {self.id} ({self.kind}) names no memory kind")
+        return self.memory_kind
+
+    @property
+    def skill_procedure(self) -> UUID:
+        """The procedure a skill suggestion proposes."""
+        if self.procedure_id is None:
+            raise ValueError(f"suggestion {self.id} ({self.kind}) names no procedure")
+        return self.procedure_id
+
 
 class SkillState(enum.StrEnum):
     NONE = "none"

@@ -14,6 +14,7 @@ from uuid import UUID
 
 import asyncpg
 
+from libs.postgres import Connection
 from libs.quotas import quota_exceeded
 from services.agent_memory.learning.model import (
     FinishedRun,
@@ -132,7 +133,7 @@ class LearningStore:
         self._pool = pool
 
     @contextlib.asynccontextmanager
-    async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
+    async def transaction(self) -> AsyncIterator[Connection]:
         async with self._pool.acquire() as connection, connection.transaction():
             yield connection
 
@@ -210,7 +211,7 @@ class LearningStore:
     # -- suggestions ---------------------------------------------------------------------
 
     @staticmethod
-    async def check_pending_quota(c: asyncpg.Connection, account_id: str, quota: int) -> None:
+    async def check_pending_quota(c: Connection, account_id: str, quota: int) -> None:
         pending = await c.fetchval(
             "SELECT count(*) FROM (SELECT 1 FROM learning_suggestions WHERE account_id = $1"
             " AND status = 'pending' LIMIT $2) waiting", account_id, quota)
@@ -218,7 +219,7 @@ class LearningStore:
             raise quota_exceeded("pending_suggestions", quota,
                                  f"{pending} suggestions are waiting for review")
 
-    async def add_suggestion(self, c: asyncpg.Connection, s: Suggestion,
+    async def add_suggestion(self, c: Connection, s: Suggestion,
                              content_hash: str) -> bool:
         """False when the same fact is already pending for this agent and scope owner."""
         source = s.source or Source()
@@ -262,7 +263,7 @@ class LearningStore:
             f" AND s.id = {q(suggestion_id)}", *q.args)
         return None if row is None else _suggestion(row)
 
-    async def decide(self, c: asyncpg.Connection, s: Suggestion, status: SuggestionStatus,
+    async def decide(self, c: Connection, s: Suggestion, status: SuggestionStatus,
                      memory_id: UUID | None, by: Author, now: datetime) -> bool:
         """Mark a pending suggestion decided; False when someone decided it first."""
         done = await c.execute(
@@ -274,7 +275,7 @@ class LearningStore:
 
     # -- procedures -----------------------------------------------------------------------
 
-    async def add_procedure(self, c: asyncpg.Connection, p: Procedure, signature: str,
+    async def add_procedure(self, c: Connection, p: Procedure, signature: str,
                             embedding: bytes, embedder: str) -> bool:
         """False when this turn, or the same task and steps, is already kept."""
         row = await c.fetchrow(
@@ -313,7 +314,7 @@ class LearningStore:
         return [_procedure(r) for r in rows]
 
     async def procedure(self, actor: Actor, procedure_id: UUID,
-                        c: asyncpg.Connection | None = None) -> Procedure | None:
+                        c: Connection | None = None) -> Procedure | None:
         q = Query()
         lock = " FOR UPDATE" if c is not None else ""
         row = await (c or self._pool).fetchrow(
@@ -321,7 +322,7 @@ class LearningStore:
             f" AND id = {q(procedure_id)}{lock}", *q.args)
         return None if row is None else _procedure(row)
 
-    async def delete_procedure(self, c: asyncpg.Connection, p: Procedure, by: Author,
+    async def delete_procedure(self, c: Connection, p: Procedure, by: Author,
                                now: datetime) -> Procedure:
         row = await c.fetchrow(
             "UPDATE procedures SET deleted_at = $4, deleted_by = $5::jsonb WHERE account_id = $1"
@@ -329,7 +330,7 @@ class LearningStore:
             p.account_id, p.environment, p.id, now, _author_json(by))
         return _procedure(row)
 
-    async def set_skill_state(self, c: asyncpg.Connection, p: Procedure,
+    async def set_skill_state(self, c: Connection, p: Procedure,
                               state: SkillState) -> Procedure:
         row = await c.fetchrow(
             "UPDATE procedures SET skill_state = $4 WHERE account_id = $1 AND environment = $2"
@@ -368,7 +369,7 @@ class LearningStore:
             [(actor.account_id, actor.environment, actor.agent_id, thread_id, run_id, i, now)
              for i in ids])
 
-    async def apply_outcome(self, c: asyncpg.Connection, run: FinishedRun) -> list[Procedure]:
+    async def apply_outcome(self, c: Connection, run: FinishedRun) -> list[Procedure]:
         """The run's outcome on each procedure it recalled (once); returns them."""
         rows = await c.fetch(
             "WITH used AS (UPDATE procedure_uses SET outcome = $6 WHERE account_id = $1"
@@ -381,7 +382,7 @@ class LearningStore:
             run.outcome)
         return [_procedure(r) for r in rows]
 
-    async def apply_rating(self, c: asyncpg.Connection, actor: Actor, thread_id: str,
+    async def apply_rating(self, c: Connection, actor: Actor, thread_id: str,
                            run_id: str, rating: str) -> list[UUID]:
         """The run's latest rating on each procedure it recalled; returns their ids."""
         rows = await c.fetch(
@@ -405,7 +406,7 @@ class LearningStore:
 
     # -- audit ------------------------------------------------------------------------------
 
-    async def audit(self, c: asyncpg.Connection, *, account_id: str, environment: str,
+    async def audit(self, c: Connection, *, account_id: str, environment: str,
                     scope: Scope, agent_id: str, owner_user_id: str | None,
                     subject_id: UUID | None, action: LearningAction, actor: Author,
                     now: datetime, before: dict | None = None, after: dict | None = None) -> None:
@@ -446,7 +447,7 @@ class LearningStore:
             now, limit)
         return [_procedure(r) for r in rows]
 
-    async def purge_procedure(self, c: asyncpg.Connection, p: Procedure) -> None:
+    async def purge_procedure(self, c: Connection, p: Procedure) -> None:
         await c.execute("DELETE FROM procedures WHERE account_id = $1 AND environment = $2"
                         " AND id = $3", p.account_id, p.environment, p.id)
 

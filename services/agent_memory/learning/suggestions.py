@@ -190,7 +190,7 @@ class Suggestions:
         found = await self._pending(actor, suggestion_id)
         if found.kind == SuggestionKind.SKILL:
             return await self._accept_skill(actor, found)
-        permissions.check_write(actor, found.scope, found.memory_kind)
+        permissions.check_write(actor, found.scope, found.fact_kind)
         content = content if content is not None else found.content
         old = None
         if found.kind == SuggestionKind.SUPERSEDE:
@@ -204,7 +204,7 @@ class Suggestions:
         if old is not None and old.scope == found.scope:
             key = f"{found.key}-{fact_hash(content)[:6]}"  # the old memory holds its key
         entry = await self._memory.add(
-            actor, _new_memory(key, content, found.memory_kind, found.scope, found.confidence,
+            actor, _new_memory(key, content, found.fact_kind, found.scope, found.confidence,
                                found.source), f"suggestion:{found.id}")
         if old is not None:
             await self._memory.supersede(actor, old.id, entry.id, 0)
@@ -215,7 +215,7 @@ class Suggestions:
     async def _accept_skill(self, actor: Actor, found: Suggestion):
         now = self._clock.now()
         async with self._store.transaction() as c:
-            procedure = await self._store.procedure(actor, found.procedure_id, c)
+            procedure = await self._store.procedure(actor, found.skill_procedure, c)
             if procedure is None or procedure.deleted_at is not None:
                 raise FailedPrecondition("the procedure was deleted",
                                          reason="PROCEDURE_DELETED")
@@ -231,7 +231,7 @@ class Suggestions:
     async def reject(self, actor: Actor, suggestion_id: UUID) -> Suggestion:
         found = await self._pending(actor, suggestion_id)
         if found.kind != SuggestionKind.SKILL:
-            permissions.check_write(actor, found.scope, found.memory_kind)
+            permissions.check_write(actor, found.scope, found.fact_kind)
         return await self._decide(actor, found, SuggestionStatus.REJECTED, None, None)
 
     async def _decide(self, actor: Actor, found: Suggestion, status: SuggestionStatus,
@@ -244,11 +244,14 @@ class Suggestions:
                 raise FailedPrecondition("the suggestion was decided meanwhile",
                                          reason="SUGGESTION_DECIDED")
             if found.kind == SuggestionKind.SKILL:
-                procedure = await self._store.procedure(actor, found.procedure_id, c)
+                procedure = await self._store.procedure(actor, found.skill_procedure, c)
                 if procedure is not None:
                     await self._store.set_skill_state(c, procedure, SkillState.REJECTED)
             await self._audit_decision(c, actor, found, action, now, after)
-        return await self._store.suggestion(actor, found.id)
+        decided = await self._store.suggestion(actor, found.id)
+        if decided is None:  # purged since
+            raise NotFound(f"suggestion {found.id} not found", reason="SUGGESTION_NOT_FOUND")
+        return decided
 
     async def _audit_decision(self, c, actor: Actor, found: Suggestion, action: LearningAction,
                               now, after: dict | None) -> None:

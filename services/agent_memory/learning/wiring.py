@@ -39,7 +39,7 @@ class LearningParts:
 
     def start(self, loops: Loops, hygiene_hours: float) -> None:
         loops.start(self._hygiene_forever(hygiene_hours))
-        if self.learner is not None:
+        if self.learner is not None and self.follower is not None:  # (set together)
             loops.start(self.follower.run_forever(), stop=self.follower.stop)
             loops.start(self.learner.run_forever(), stop=self.learner.stop)
 

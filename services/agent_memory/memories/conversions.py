@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import Any, Protocol
 from uuid import UUID
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
 from agentmemory.common.v1 import principal_pb2
 from google.protobuf import field_mask_pb2, struct_pb2, timestamp_pb2
 
-from libs import page_tokens
+from libs import memory_names, page_tokens
 from libs.errors import InvalidArgument
 from libs.identity import parse_principal, require_id
 from libs.postgres import INTEGER_MAX
@@ -41,14 +42,12 @@ from services.agent_memory.memories.model import (
 )
 from services.agent_memory.memories.rules import ExtractionMode, Kind, Scope, SourceKind, Visibility
 
-_CATEGORIES = {
-    pb.CATEGORY_USER_PROFILE: Kind.USER_PROFILE,
-    pb.CATEGORY_PROJECT_FACT: Kind.PROJECT_FACT,
-    pb.CATEGORY_OBSERVATION: Kind.OBSERVATION,
-}
+# Seed 000's categories and visibilities: kinds and views of the same names (the one map
+# of those names is libs.memory_names).
+_CATEGORIES = {number: Kind(name) for name, number in memory_names.CATEGORIES.items()}
 _KINDS = {getattr(pb, f"MEMORY_KIND_{kind.name}"): kind for kind in Kind}
 _SCOPES = {getattr(pb, f"MEMORY_SCOPE_{scope.name}"): scope for scope in Scope}
-_VISIBILITIES = {pb.VISIBILITY_PRIVATE: Visibility.PRIVATE, pb.VISIBILITY_SHARED: Visibility.SHARED}
+_VISIBILITIES = {number: Visibility(name) for name, number in memory_names.VISIBILITIES.items()}
 _SOURCES = {
     pb.SOURCE_KIND_AGENT_TOOL: SourceKind.AGENT, pb.SOURCE_KIND_PRE_COMPACTION_FLUSH:
     SourceKind.FLUSH, pb.SOURCE_KIND_USER: SourceKind.USER, pb.SOURCE_KIND_ADMIN: SourceKind.ADMIN,
@@ -84,8 +83,13 @@ def _member(mapping: dict, value: int, field: str, names: str):
     return mapping[value]
 
 
+def _one_of(names: Iterable[str]) -> str:
+    *rest, last = names
+    return f"{', '.join(rest)} or {last}" if rest else last
+
+
 def category(value: int, field: str = "category") -> Kind:
-    return _member(_CATEGORIES, value, field, "user_profile, project_fact or observation")
+    return _member(_CATEGORIES, value, field, _one_of(memory_names.CATEGORIES))
 
 
 def categories(values, field: str = "categories") -> list[Kind]:
@@ -103,7 +107,7 @@ def scope(value: int, field: str) -> Scope:
 def visibility(value: int) -> Visibility | None:
     if value == pb.VISIBILITY_UNSPECIFIED:
         return None
-    return _member(_VISIBILITIES, value, "visibility", "private or shared")
+    return _member(_VISIBILITIES, value, "visibility", _one_of(memory_names.VISIBILITIES))
 
 
 def _offset(value: int, field: str) -> int | None:
@@ -229,8 +233,8 @@ def recalled(result: RecallResult) -> pb.RecallResponse:
     )
 
 
-def _unit(value: float | None, field: str) -> float | None:
-    if value is not None and (math.isnan(value) or not 0.0 <= value <= 1.0):
+def _unit(value: float, field: str) -> float:
+    if math.isnan(value) or not 0.0 <= value <= 1.0:
         raise InvalidArgument(field, "must be between 0.0 and 1.0")
     return value
 
@@ -278,7 +282,7 @@ def mask(value: field_mask_pb2.FieldMask, allowed: Sequence[str],
 
 def edit(message: pb.MemoryEdit, update_mask: field_mask_pb2.FieldMask) -> Edit:
     fields = mask(update_mask, _EDITABLE)
-    values = {}
+    values: dict[str, Any] = {}
     if "key" in fields:
         values["key"] = message.key
     if "content" in fields:
@@ -339,7 +343,14 @@ def audit_position(token: str) -> int | None:
     return page_tokens.position(page_tokens.decode(token), "before")
 
 
-def audit_token(records: list[AuditRecord], page_size: int) -> str:
+class _Numbered(Protocol):
+    """An audit record of either trail (memories' or learning's): paged by its id."""
+
+    @property
+    def id(self) -> int: ...
+
+
+def audit_token(records: Sequence[_Numbered], page_size: int) -> str:
     return page_tokens.encode(before=records[-1].id) if len(records) == page_size else ""
 
 

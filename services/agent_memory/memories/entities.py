@@ -98,7 +98,8 @@ def extract(text: str) -> list[Entity]:
 def _names(text: str, match: re.Match) -> list[str]:
     """A capitalised run, less function words (a sentence-initial "The" or "I"); a run
     broken by one is split there."""
-    names, current = [], []
+    names: list[str] = []
+    current: list[str] = []
     at_start = bool(_SENTENCE_START.search(text[:match.start()]))
     for index, word in enumerate(match.group().split()):
         stripped = word.strip("'’-")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, overload
 from uuid import UUID
 
 from libs.errors import InvalidArgument, shorten
@@ -102,6 +102,12 @@ class _Line:
             raise self.error(name, "missing or of the wrong type")
         return value
 
+    # Each read is overloaded on ``optional``: only an optional field can be None.
+    @overload
+    def integer(self, name: str, maximum: int, *, optional: Literal[False] = False) -> int: ...
+    @overload
+    def integer(self, name: str, maximum: int, *, optional: bool) -> int | None: ...
+
     def integer(self, name: str, maximum: int, *, optional: bool = False) -> int | None:
         """0-``maximum``: what the column holds."""
         value = self.get(name, int, optional=optional)
@@ -114,6 +120,11 @@ class _Line:
             return float(self.get(name, (int, float)))
         except OverflowError:  # an integer past any float
             raise self.error(name, "out of range") from None
+
+    @overload
+    def time(self, name: str, *, optional: Literal[False] = False) -> datetime: ...
+    @overload
+    def time(self, name: str, *, optional: bool) -> datetime | None: ...
 
     def time(self, name: str, *, optional: bool = False) -> datetime | None:
         value = self.get(name, str, optional=optional)
@@ -133,6 +144,11 @@ class _Line:
         except ValueError:
             raise self.error(name, f"unknown value {shorten(repr(self._data.get(name)))}") from None
 
+    @overload
+    def uuid(self, name: str, *, optional: Literal[False] = False) -> UUID: ...
+    @overload
+    def uuid(self, name: str, *, optional: bool) -> UUID | None: ...
+
     def uuid(self, name: str, *, optional: bool = False) -> UUID | None:
         value = self.get(name, str, optional=optional)
         if value is None:
@@ -144,6 +160,12 @@ class _Line:
 
     def child(self, name: str) -> _Line:
         return _Line(self.get(name, dict), f"{self._field}.{name}")
+
+
+@overload
+def _id(line: _Line, name: str, *, optional: Literal[False]) -> str: ...
+@overload
+def _id(line: _Line, name: str, *, optional: bool = True) -> str | None: ...
 
 
 def _id(line: _Line, name: str, *, optional: bool = True) -> str | None:
@@ -164,7 +186,7 @@ def _entry(line: _Line, account_id: str, environment: str) -> Entry:
         require_id(message_id, source.path(f"message_ids[{index}]"))
     return Entry(
         id=line.uuid("id"), account_id=account_id, environment=environment,
-        scope=line.enum("scope", Scope), agent_id=agent and _id(line, "agent_id"),
+        scope=line.enum("scope", Scope), agent_id=agent and _id(line, "agent_id", optional=False),
         owner_user_id=_id(line, "user_id") or None, key=line.get("key", str),
         content=line.get("content", str), kind=line.enum("kind", Kind),
         importance=line.number("importance"), confidence=line.number("confidence"),

@@ -32,8 +32,7 @@ from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 from uuid import UUID
 
-import asyncpg
-
+from libs import postgres
 from libs.embeddings import Embedder
 from libs.model import ChatModel
 from libs.pacing import IdleBackoff
@@ -154,7 +153,7 @@ class Projector:
         return len(items), True
 
     @contextlib.asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[asyncpg.Connection]:
+    async def _transaction(self) -> AsyncIterator[postgres.Connection]:
         async with self._repository.pool.acquire() as connection, connection.transaction():
             yield connection
 

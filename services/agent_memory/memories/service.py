@@ -98,8 +98,8 @@ class AgentMemory:
             raise NotFound(f"no memory entry under key {key!r}", reason="ENTRY_NOT_FOUND")
         return entry
 
-    async def list(self, actor: Actor, kinds: Sequence[Kind],
-                   after: tuple[datetime, UUID] | None, limit: int) -> list[Entry]:
+    async def list_entries(self, actor: Actor, kinds: Sequence[Kind],
+                           after: tuple[datetime, UUID] | None, limit: int) -> list[Entry]:
         return await self._repository.list_entries(actor, self._clock.now(),
                                                    kinds or list(Kind), after, limit)
 

@@ -85,8 +85,9 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
         actor = conversions.actor(request.principal)
         size = limits.count(request.page_size, "page_size", default=LIST_DEFAULT,
                             maximum=LIST_MAX)
-        entries = await self._memory.list(actor, conversions.categories(request.categories),
-                                          conversions.time_position(request.page_token), size)
+        entries = await self._memory.list_entries(
+            actor, conversions.categories(request.categories),
+            conversions.time_position(request.page_token), size)
         return pb.ListEntriesResponse(entries=[conversions.entry(e) for e in entries],
                                       next_page_token=conversions.time_token(entries, size))
 

@@ -189,7 +189,7 @@ class Writes:
         if visibility == Visibility.PRIVATE and not user:
             visibility = Visibility.SHARED  # the seed's rule: no user, no private entry
         scope = Scope.PRIVATE if visibility == Visibility.PRIVATE else Scope.AGENT
-        owner = user if scope == Scope.PRIVATE else ""
+        owner = (user or "") if scope == Scope.PRIVATE else ""  # (private has a user)
         fingerprint = request_hash("store", key=key, content=content, kind=kind,
                                    scope=scope, importance=importance, source=source)
         now = self._clock.now()

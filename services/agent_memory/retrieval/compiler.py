@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from libs.errors import FailedPrecondition
 from libs.tokens import count_tokens
@@ -45,7 +46,8 @@ class Item:
     """One thing a section may deliver: its rendered line and what it stands for."""
 
     line: str
-    subject: object  # a Candidate, Scored, EpisodeRow, Procedure or the summary text
+    # By section: a Candidate, Scored, EpisodeRow, Procedure or the summary (text, source)
+    subject: Any
     tool_data: bool = False  # rendered in the workspace section's inert tool block
 
 

@@ -5,11 +5,13 @@ as-of read means), and what a compiled context leaves behind (receipts, episodes
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
+from services.agent_memory.index import IndexHit
 from services.agent_memory.memories.model import Entry
 from services.agent_memory.memories.rules import Kind
 
@@ -21,10 +23,8 @@ class AsOfAxis(enum.StrEnum):
     VALID = "valid"
 
 
-@dataclass(frozen=True)
-class Hit:
-    id: UUID
-    score: float
+#: What a leg finds, a memory and its score: the index's hits and PostgreSQL's alike.
+Hit = IndexHit
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,16 @@ class Candidate:
 
     __slots__ = ("_build", "_entry", "_row", "signals")
 
-    def __init__(self, entry: Entry | None, signals: Signals, row: Mapping | None = None,
-                 build: Callable[[Mapping], Entry] | None = None) -> None:
+    def __init__(self, entry: Entry | None, signals: Signals, row: Any = None,
+                 build: Callable[[Any], Entry] | None = None) -> None:
+        """``row``: a Mapping or an asyncpg Record, read by name."""
         self._entry, self._row, self._build, self.signals = entry, row, build, signals
 
     @property
     def entry(self) -> Entry:
         if self._entry is None:
+            if self._build is None:
+                raise TypeError("a Candidate needs its entry, or a row and how to build it")
             self._entry = self._build(self._row)
         return self._entry
 

@@ -125,12 +125,12 @@ class Searcher:
         outcome.timings["fusion"] = _ms(started)
         outcome.fused = len(fused)
         started = time.perf_counter()
-        local = request.wants_rerank and self._model is None and self._local is not None
+        local = self._local if request.wants_rerank and self._model is None else None
         rank(fused, found.candidates, request, view, outcome,
-             keep=max(request.top_n, self._local.pool) if local else None)
+             keep=max(request.top_n, local.pool) if local is not None else None)
         outcome.timings["score"] = _ms(started)
-        if local:
-            await self._rerank_locally(request, outcome)
+        if local is not None:
+            await self._rerank_locally(local, request, outcome)
         elif request.wants_rerank:
             await self._rerank(request, outcome)
         return outcome
@@ -288,14 +288,15 @@ class Searcher:
         outcome.query_parsing = "applied"
         return parsed
 
-    async def _rerank_locally(self, request: RetrieveRequest, outcome: SearchOutcome) -> None:
+    async def _rerank_locally(self, local: Reranking, request: RetrieveRequest,
+                              outcome: SearchOutcome) -> None:
         """The pool's best fused candidates in the cross-encoder's order, then cut to top N
         (no utility model: the cross-encoder stands in for its 0-10 scores)."""
         if not outcome.kept:
             return
         started = time.perf_counter()
         try:
-            ordered, given = await self._local.reorder(
+            ordered, given = await local.reorder(
                 request.query, outcome.kept, lambda s: rerank_text(s.candidate.entry))
         except Exception as exc:
             logger.warning("local reranking failed: %s", exc)

@@ -16,6 +16,7 @@ from uuid import UUID
 
 import asyncpg
 
+from libs import postgres
 from libs.quotas import quota_exceeded
 from services.agent_memory.memories.model import Actor
 from services.agent_memory.memories.rules import Kind
@@ -421,10 +422,10 @@ class RetrievalStore:
                 actor.account_id, actor.environment, receipt_id, request_id, request_hash, kind,
                 value, list(memory_ids), now)
             if not inserted:
-                row = await connection.fetchrow(
+                row = postgres.one_row(await connection.fetchrow(
                     "SELECT request_hash, memory_ids FROM retrieval_credits WHERE account_id = $1"
                     " AND environment = $2 AND receipt_id = $3 AND request_id = $4",
-                    actor.account_id, actor.environment, receipt_id, request_id)
+                    actor.account_id, actor.environment, receipt_id, request_id))
                 return row["request_hash"], list(row["memory_ids"])
             columns = ("helpful", "unhelpful", "successes", "failures")
             values = [counters.get(c, 0) for c in columns]
@@ -446,7 +447,7 @@ class RetrievalStore:
         """Insert or replace the episode of (agent, thread, run) with its sentences."""
         scope, owner = _owner(actor)
         async with self._pool.acquire() as connection, connection.transaction():
-            row = await connection.fetchrow(
+            row = postgres.one_row(await connection.fetchrow(
                 "INSERT INTO episodes (account_id, environment, id, scope, agent_id, owner_user_id,"
                 " thread_id, run_id, outcome, task, summary, finished_at, recorded_at) VALUES"
                 " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
@@ -456,7 +457,7 @@ class RetrievalStore:
                 " RETURNING id, thread_id, run_id, outcome, task, summary, finished_at",
                 actor.account_id, actor.environment, episode.id, scope, actor.agent_id, owner,
                 episode.thread_id, episode.run_id, episode.outcome, episode.task,
-                episode.summary, episode.finished_at, now)
+                episode.summary, episode.finished_at, now))
             await connection.execute(
                 "DELETE FROM episode_sentences WHERE account_id = $1 AND environment = $2"
                 " AND episode_id = $3", actor.account_id, actor.environment, row["id"])

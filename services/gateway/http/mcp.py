@@ -108,7 +108,7 @@ def server(servicer) -> Server:
             body = errors.body(exc)
             raise MCPError(types.INVALID_PARAMS, body["message"], body) from None
         return types.ListToolsResult(tools=[_tool(t) for t in reply.tools],
-                                     meta={NOTICE: reply.notice} if reply.notice else None)
+                                     _meta={NOTICE: reply.notice} if reply.notice else None)
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         headers = ctx.request.headers

@@ -17,7 +17,7 @@ from libs import proto_docs
 from services.gateway.http.rest import ACCOUNT, OPERATIONS, SERVICES, Operation, enum_prefix
 
 FD = descriptor.FieldDescriptor
-_SCALARS = {
+_SCALARS: dict[int, dict[str, Any]] = {
     FD.TYPE_STRING: {"type": "string"}, FD.TYPE_BOOL: {"type": "boolean"},
     FD.TYPE_BYTES: {"type": "string", "contentEncoding": "base64"},
     FD.TYPE_DOUBLE: {"type": "number"}, FD.TYPE_FLOAT: {"type": "number"},
@@ -78,7 +78,8 @@ class _Schemas:
     def field(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             value = field.message_type.fields_by_name["value"]
-            schema = {"type": "object", "additionalProperties": self.single(value)}
+            schema: dict[str, Any] = {"type": "object",
+                                      "additionalProperties": self.single(value)}
         elif field.is_repeated:
             schema = {"type": "array", "items": self.single(field)}
         else:

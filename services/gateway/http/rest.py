@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from agentmemory.gateway.v1 import (
     gateway_service_pb2,
@@ -221,8 +221,9 @@ def _query_fields(query, message_type: descriptor.Descriptor) -> dict[str, Any]:
         for position, name in enumerate(names):
             field_ = _field(kind, name, dotted)
             rest = names[position + 1:]
-            if _is_map(field_) and len(rest) == 1:
-                value = field_.message_type.fields_by_name["value"]
+            entry = _map_entry(field_)
+            if entry is not None and len(rest) == 1:
+                value = entry.fields_by_name["value"]
                 target.setdefault(name, {})[rest[0]] = _scalar(value, query[dotted], dotted)
                 break
             if not rest:
@@ -235,8 +236,10 @@ def _query_fields(query, message_type: descriptor.Descriptor) -> dict[str, Any]:
     return fields
 
 
-def _is_map(field_: descriptor.FieldDescriptor) -> bool:
-    return field_.message_type is not None and field_.message_type.GetOptions().map_entry
+def _map_entry(field_: descriptor.FieldDescriptor) -> descriptor.Descriptor | None:
+    """The entry type of a map field; None for any other field."""
+    entry = field_.message_type
+    return entry if entry is not None and entry.GetOptions().map_entry else None
 
 
 def _field(kind: descriptor.Descriptor, name: str, dotted: str) -> descriptor.FieldDescriptor:
@@ -275,7 +278,7 @@ def _full_enum_names(value: Any, kind: descriptor.Descriptor) -> Any:
         return value
     for name, item in value.items():
         field_ = kind.fields_by_camelcase_name.get(name) or kind.fields_by_name.get(name)
-        if field_ is None or _is_map(field_):
+        if field_ is None or _map_entry(field_) is not None:
             continue
         if field_.is_repeated and isinstance(item, list):
             value[name] = [_full_value(field_, one) for one in item]
@@ -323,7 +326,8 @@ async def parse(operation: Operation, request: Request, prototype: message.Messa
                 max_bytes: int) -> tuple[message.Message, str | None]:
     """The request message of ``operation`` from the path, and the body or query string;
     and the account the request states (seed 002's workspaceId), if it states one."""
-    descriptor_ = prototype.DESCRIPTOR
+    # The stubs type it as upb's Descriptor or the pure-Python one: the same interface.
+    descriptor_ = cast(descriptor.Descriptor, prototype.DESCRIPTOR)
     fields = (await _json_body(request, max_bytes) if operation.has_body
               else _query_fields(request.query_params, descriptor_))
     account = _apply_aliases(fields, operation.aliases)

@@ -61,7 +61,8 @@ async def serving(app: ASGIApp, sock: socket.socket, *, grace_seconds: float) ->
     """Serve on a bound socket while inside. On exit: stop accepting, let in-flight
     requests finish within the grace period."""
     server = _Server(uvicorn.Config(app, lifespan="off", log_config=None, access_log=False,
-                                    timeout_graceful_shutdown=grace_seconds))
+                                    # typed int, but uvicorn hands it to asyncio.wait_for
+                                    timeout_graceful_shutdown=grace_seconds))  # type: ignore[arg-type]
     task = asyncio.create_task(server.serve(sockets=[sock]), name="http-server")
     try:
         while not server.started:

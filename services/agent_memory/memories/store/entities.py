@@ -8,12 +8,13 @@ from uuid import UUID
 
 import asyncpg
 
+from libs.postgres import Connection
 from services.agent_memory.memories import entities as entity_rules
 from services.agent_memory.memories.model import Entry
 from services.agent_memory.memories.store.sql import Query
 
 
-async def refresh_entities(connection: asyncpg.Connection,
+async def refresh_entities(connection: Connection,
                            keys: Sequence[tuple[str, str, UUID]]) -> None:
     """Re-extract the entities of these memories from their current row (deleted or
     missing: none). Called by the projector, in its transaction, for each outbox batch."""

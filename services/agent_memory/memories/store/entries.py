@@ -361,8 +361,8 @@ class Repository(SettingsReads):
     # -- projection outbox ---------------------------------------------------------
 
     @staticmethod
-    async def claim_outbox(connection, claim: UUID, now: datetime, limit: int,
-                           until: datetime) -> list[OutboxItem]:
+    async def claim_outbox(connection: postgres.Connection, claim: UUID, now: datetime,
+                           limit: int, until: datetime) -> list[OutboxItem]:
         """Due outbox rows, leased to ``claim`` until ``until`` (others skip them
         meanwhile: rows locked by a concurrent claim too)."""
         rows = await connection.fetch(
@@ -376,7 +376,8 @@ class Repository(SettingsReads):
                                   r["attempts"]) for r in rows), key=lambda item: item.id)
 
     @staticmethod
-    async def entries_for_projection(connection, items: Sequence[OutboxItem], now: datetime
+    async def entries_for_projection(connection: postgres.Connection,
+                                     items: Sequence[OutboxItem], now: datetime
                                      ) -> dict[tuple[str, str, UUID], Entry]:
         """The live rows behind outbox items (the index holds nothing else)."""
         q = Query()
@@ -389,8 +390,9 @@ class Repository(SettingsReads):
         return {(r["account_id"], r["environment"], r["id"]): sql.entry(r) for r in rows}
 
     @staticmethod
-    async def finish_outbox(connection, claim: UUID, items: Sequence[OutboxItem],
-                            stale: Sequence[OutboxItem], now: datetime) -> None:
+    async def finish_outbox(connection: postgres.Connection, claim: UUID,
+                            items: Sequence[OutboxItem], stale: Sequence[OutboxItem],
+                            now: datetime) -> None:
         """Done with what ``claim`` still holds; the ``stale`` memories (changed since
         the claim read them) are queued again, to be projected as they are now."""
         await connection.execute(
@@ -404,8 +406,8 @@ class Repository(SettingsReads):
             await connection.execute("SELECT pg_notify('memory_outbox', '')")
 
     @staticmethod
-    async def retry_outbox(connection, claim: UUID, items: Sequence[OutboxItem], now: datetime,
-                           error: str) -> None:
+    async def retry_outbox(connection: postgres.Connection, claim: UUID,
+                           items: Sequence[OutboxItem], now: datetime, error: str) -> None:
         """Back off what ``claim`` still holds, to try again later."""
         for item in items:
             delay = min(300.0, 2.0 ** item.attempts)
@@ -527,7 +529,7 @@ class Repository(SettingsReads):
 class Transaction(SettingsWrites):
     """The write primitives, inside one short PostgreSQL transaction."""
 
-    def __init__(self, connection: asyncpg.Connection) -> None:
+    def __init__(self, connection: postgres.Connection) -> None:
         self._c = connection
 
     async def lock(self, name: str, account_id: str) -> AccountSettings:
@@ -594,10 +596,10 @@ class Transaction(SettingsWrites):
                 condition += f" AND owner_user_id = {q(bucket.owner_user_id)}"
             counts.append(f"count(*) FILTER (WHERE {condition})")
             parts.append(f"({condition})")
-        row = await self._c.fetchrow(
+        row = postgres.one_row(await self._c.fetchrow(
             f"SELECT {', '.join(counts)} FROM memory_entries WHERE account_id = $1"
             f" AND environment = $2 AND kind = $3 AND ({' OR '.join(parts)})"
-            f" AND {live(q, now)}", *q.args)
+            f" AND {live(q, now)}", *q.args))
         return list(row)
 
     async def write(self, entry: Entry, *, new: bool, action: Action, author: Author,
@@ -639,7 +641,7 @@ class Transaction(SettingsWrites):
             f" FROM written)"
             f" SELECT *, pg_notify('memory_outbox', '') FROM written")
         try:
-            row = await self._c.fetchrow(statement, *q.args)
+            row = postgres.one_row(await self._c.fetchrow(statement, *q.args))
         except asyncpg.UniqueViolationError as exc:
             raise _key_in_use(entry) from exc
         return sql.entry(row)

@@ -12,6 +12,8 @@ from datetime import date, datetime
 
 import asyncpg
 
+from libs import postgres
+from libs.postgres import Connection
 from libs.quotas import quota_exceeded
 from services.agent_memory.memories import rules
 from services.agent_memory.memories.model import (
@@ -65,28 +67,28 @@ class SettingsReads:
         return account_settings_from(await self._pool.fetchrow(_ACCOUNT, account_id))
 
     async def account_usage(self, account_id: str, today: date) -> AccountUsage:
-        row = await self._pool.fetchrow(
+        row = postgres.one_row(await self._pool.fetchrow(
             "SELECT (SELECT memories FROM account_usage WHERE account_id = $1) AS memories,"
             " (SELECT receipts FROM account_daily_usage WHERE account_id = $1 AND day = $2)"
             " AS receipts, (SELECT count(*) FROM learning_suggestions WHERE account_id = $1"
-            " AND status = 'pending') AS pending", account_id, today)
+            " AND status = 'pending') AS pending", account_id, today))
         return AccountUsage(row["memories"] or 0, row["pending"], row["receipts"] or 0)
 
     async def agent_settings(self, actor: Actor) -> tuple[AgentSettings, bool]:
         """The agent's settings and whether memory is enabled for its account."""
-        row = await self._pool.fetchrow(
+        row = postgres.one_row(await self._pool.fetchrow(
             f"SELECT {', '.join('g.' + name for name in _AGENT_SETTINGS)},"
             " (SELECT memory_enabled FROM account_settings WHERE account_id = $1) AS enabled"
             " FROM (SELECT 1) one LEFT JOIN agent_settings g ON g.account_id = $1"
             " AND g.environment = $2 AND g.agent_id = $3",
-            actor.account_id, actor.environment, actor.agent_id)
+            actor.account_id, actor.environment, actor.agent_id))
         return _agent_settings(row), row["enabled"] is not False
 
 
 class SettingsWrites:
     """Statements inside one transaction (the Transaction's)."""
 
-    _c: asyncpg.Connection
+    _c: Connection
 
     async def settings(self, account_id: str) -> AccountSettings:
         return account_settings_from(await self._c.fetchrow(_ACCOUNT, account_id))

@@ -9,7 +9,7 @@ else is INVALID_ARGUMENT naming the form.
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 
 from starlette.datastructures import UploadFile
@@ -27,7 +27,7 @@ class Body:
     files: dict[str, bytes] = field(default_factory=dict)
 
 
-async def _chunks(request: Request, max_bytes: int) -> AsyncIterator[bytes]:
+async def _chunks(request: Request, max_bytes: int) -> AsyncGenerator[bytes, None]:
     seen = 0
     async for chunk in request.stream():
         seen += len(chunk)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
@@ -22,6 +22,9 @@ from services.agent_memory.memories import permissions
 from services.agent_memory.memories.model import Role
 from services.agent_memory.memories.rules import Kind, Scope
 from services.gateway.http.rest import enum_prefix
+
+if TYPE_CHECKING:  # the stubs' generic base of the generated enums (not a runtime name)
+    from google.protobuf.internal.enum_type_wrapper import _EnumTypeWrapper
 
 PAGE_SIZE = 25
 MAX_TAGS_CHARS = 8192
@@ -53,16 +56,22 @@ def writable(role: str, with_user: bool, scope: str = "") -> tuple[list[str], li
     return scopes, kinds
 
 
-def enum_value(enum: descriptor.EnumDescriptor, short: str, field: str) -> int:
-    full = enum_prefix(enum) + short.upper()
-    if not short or full not in enum.values_by_name:
-        raise InvalidArgument(field, f"must be one of {', '.join(choices(enum))}")
-    return enum.values_by_name[full].number
+EnumValue = TypeVar("EnumValue", bound=int)
 
 
-def optional_enum(enum: descriptor.EnumDescriptor, form: Mapping[str, str], field: str) -> int:
+def enum_value(enum: _EnumTypeWrapper[EnumValue], short: str, field: str) -> EnumValue:
+    """The value of ``enum`` (``memory_pb.MemoryKind``) named ``short`` (``project_fact``)."""
+    full = enum_prefix(enum.DESCRIPTOR) + short.upper()
+    if not short or full not in enum.DESCRIPTOR.values_by_name:
+        raise InvalidArgument(field, f"must be one of {', '.join(choices(enum.DESCRIPTOR))}")
+    return enum.Value(full)
+
+
+def optional_enum(enum: _EnumTypeWrapper[EnumValue], form: Mapping[str, str],
+                  field: str) -> EnumValue:
+    """As ``enum_value``; the unspecified value when the form leaves ``field`` empty."""
     short = form.get(field, "")
-    return enum_value(enum, short, field) if short else 0
+    return enum_value(enum, short, field) if short else enum.Value(enum.DESCRIPTOR.values[0].name)
 
 
 def number(form: Mapping[str, str], field: str) -> float | None:
@@ -110,11 +119,11 @@ def checkbox(form: Mapping[str, str], field: str) -> bool:
 
 def memory_filter(query: Mapping[str, str]) -> memory_pb.MemoryFilter:
     return memory_pb.MemoryFilter(
-        scopes=[enum_value(memory_pb.MemoryScope.DESCRIPTOR, query["scope"], "scope")]
+        scopes=[enum_value(memory_pb.MemoryScope, query["scope"], "scope")]
         if query.get("scope") else [],
-        kinds=[enum_value(memory_pb.MemoryKind.DESCRIPTOR, query["kind"], "kind")]
+        kinds=[enum_value(memory_pb.MemoryKind, query["kind"], "kind")]
         if query.get("kind") else [],
-        sources=[enum_value(memory_pb.SourceKind.DESCRIPTOR, query["source"], "source")]
+        sources=[enum_value(memory_pb.SourceKind, query["source"], "source")]
         if query.get("source") else [],
         tags=tags(query.get("tag", ""), "tag"), text=query.get("text", "").strip(),
         include_deleted=checkbox(query, "deleted"),
@@ -123,8 +132,8 @@ def memory_filter(query: Mapping[str, str]) -> memory_pb.MemoryFilter:
 
 def new_memory(form: Mapping[str, str]) -> memory_pb.NewMemory:
     memory = memory_pb.NewMemory(
-        scope=optional_enum(memory_pb.MemoryScope.DESCRIPTOR, form, "scope"),
-        kind=enum_value(memory_pb.MemoryKind.DESCRIPTOR, form.get("kind", ""), "kind"),
+        scope=optional_enum(memory_pb.MemoryScope, form, "scope"),
+        kind=enum_value(memory_pb.MemoryKind, form.get("kind", ""), "kind"),
         key=form.get("key", "").strip(), content=form.get("content", ""),
         tags=tags(form.get("tags", "")))
     for name in ("importance", "confidence"):
@@ -139,7 +148,7 @@ def edit(form: Mapping[str, str], current: memory_pb.Entry) -> tuple[memory_pb.M
     """The edit and the mask of the fields whose value the form changed."""
     new = memory_pb.MemoryEdit(
         key=form.get("key", "").strip(), content=form.get("content", ""),
-        kind=enum_value(memory_pb.MemoryKind.DESCRIPTOR, form.get("kind", ""), "kind"),
+        kind=enum_value(memory_pb.MemoryKind, form.get("kind", ""), "kind"),
         tags=tags(form.get("tags", "")))
     for name in ("importance", "confidence"):
         value = number(form, name)
@@ -161,7 +170,7 @@ def account_settings(form: Mapping[str, str]) -> memory_pb.AccountSettings:
 def agent_settings(form: Mapping[str, str]) -> memory_pb.AgentSettings:
     return memory_pb.AgentSettings(
         memory_bound=checkbox(form, "memory_bound"),
-        extraction_mode=enum_value(memory_pb.ExtractionMode.DESCRIPTOR,
+        extraction_mode=enum_value(memory_pb.ExtractionMode,
                                    form.get("extraction_mode", ""), "extraction_mode"),
         procedures_enabled=checkbox(form, "procedures_enabled"),
         relevant_memories_enabled=checkbox(form, "relevant_memories_enabled"),

@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 import jinja2
@@ -38,7 +38,6 @@ from agentmemory.gateway.v1 import gateway_service_pb2 as gateway_pb
 from agentmemory.gateway.v1 import learning_service_pb2 as learning_pb
 from agentmemory.gateway.v1 import memory_library_service_pb2 as library_pb
 from google.protobuf import field_mask_pb2
-from google.protobuf.message import Message
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
@@ -101,6 +100,19 @@ def templates() -> Jinja2Templates:
                                tags_text=display.tags_text, number=display.number)
     environment.globals.update(changes=display.changes, subject=display.subject, static=STATIC)
     return Jinja2Templates(env=environment)
+
+
+class CallerRequest(Protocol):
+    """A gateway request: each names its caller."""
+
+    @property
+    def caller(self) -> gateway_pb.Caller: ...
+
+
+class MemoryRequest(CallerRequest, Protocol):
+    """A library request about one memory."""
+
+    memory_id: str
 
 
 @dataclass
@@ -261,7 +273,7 @@ class LibraryPages:
                 needs_agent: bool = True) -> Callable:
         return self._wrap(handler, post=True, needs_agent=needs_agent)
 
-    async def _call(self, page: Page, service: str, rpc: str, request: Message) -> Any:
+    async def _call(self, page: Page, service: str, rpc: str, request: CallerRequest) -> Any:
         """One gateway call with the session's key, as the agent and user it acts as."""
         request.caller.CopyFrom(gateway_pb.Caller(agent_id=page.session.agent_id,
                                                   user_id=page.session.user_id))
@@ -508,7 +520,7 @@ class LibraryPages:
             found[memory_id] = reply.memory.key
         return found
 
-    async def _memory_action(self, page: Page, rpc: str, request: Message, done: str,
+    async def _memory_action(self, page: Page, rpc: str, request: MemoryRequest, done: str,
                              *, keep_values: bool = False) -> Response:
         memory_id = page.request.path_params["memory_id"]
         request.memory_id = memory_id
@@ -562,7 +574,7 @@ class LibraryPages:
         reply = await self._call(page, "learning", "ListSuggestions",
                                  learning_pb.ListSuggestionsRequest(
                                      status=forms.enum_value(
-                                         learning_memory_pb.SuggestionStatus.DESCRIPTOR, status,
+                                         learning_memory_pb.SuggestionStatus, status,
                                          "status"), page_size=forms.PAGE_SIZE,
                                      page_token=at.token))
         return self._render(page.request, "suggestions.html", {

@@ -92,7 +92,7 @@ class Sessions:
         return _b64(self._mac("csrf", session.sid))
 
     def csrf_ok(self, session: Session, token: str | None) -> bool:
-        return bool(token) and hmac.compare_digest(token, self.csrf_token(session))
+        return token is not None and hmac.compare_digest(token, self.csrf_token(session))
 
     # -- the sign-in form's own token (double submit) ------------------------------
 
@@ -103,7 +103,7 @@ class Sessions:
 
     def sign_in_ok(self, cookie: str | None, token: str | None) -> bool:
         nonce, _, mac = (cookie or "").partition(".")
-        return bool(nonce and token) and hmac.compare_digest(
+        return bool(nonce) and token is not None and hmac.compare_digest(
             mac, _b64(self._mac("sign-in", nonce))) and hmac.compare_digest(nonce, token)
 
     # -- the store -----------------------------------------------------------------

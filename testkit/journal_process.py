@@ -13,7 +13,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from libs.healthcheck import is_serving
-from tests.support.ports import free_port
+from testkit.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

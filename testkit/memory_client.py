@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
 
-from tests.support.journal_client import principal
+from testkit.journal_client import principal
 
 __all__ = ["principal", "store", "recall", "pb"]
 

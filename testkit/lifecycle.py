@@ -19,8 +19,8 @@ import asyncpg
 import pytest
 from redis.asyncio import Redis
 
-from tests.support.journal_process import JournalProcess
-from tests.support.ports import is_free
+from testkit.journal_process import JournalProcess
+from testkit.ports import is_free
 
 SETTLE_SECONDS = 5.0
 T = TypeVar("T")

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from services.agent_memory.memories.store.pinned_changes import CHANNEL
 from services.gateway.pinned import PinnedCache
-from tests.support.waiting import eventually
+from testkit.waiting import eventually
 
 
 async def all_heard(cache: PinnedCache, execute: Callable[..., Awaitable[object]],

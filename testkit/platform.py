@@ -18,7 +18,7 @@ from agentmemory.gateway.v1 import memory_library_service_pb2 as library_pb
 from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as library_grpc
 from google.protobuf import field_mask_pb2
 
-from tests.support.ports import free_port
+from testkit.ports import free_port
 from tools import launch
 
 SERVICES = ("journal", "agent_memory", "thread_memory", "search", "gateway")

@@ -46,8 +46,8 @@ from services.agent_memory.memories.projector import indexed_text
 from services.agent_memory.memories.rules import Kind, Scope
 from testkit.memory_client import pb, principal, recall, store
 from testkit.ports import free_port
-from tests.agent_memory.safety_corpus import BENIGN
 from tools.backends.postgres import EmbeddedPostgres
+from tools.safety_corpus import BENIGN
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBJECTS = ["coffee", "deploys", "invoices", "the dog", "Kafka", "Lisbon", "the piano", "tests",

@@ -45,8 +45,8 @@ from services.agent_memory.app import MIGRATIONS
 from testkit.journal_client import principal
 from testkit.memory_client import store
 from testkit.ports import free_port
-from tests.agent_memory.safety_corpus import BENIGN
 from tools.backends.postgres import EmbeddedPostgres
+from tools.safety_corpus import BENIGN
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCOUNT = "bench-model"

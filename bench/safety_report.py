@@ -1,15 +1,21 @@
 """Error rates of write-time screening, on the tuning set and the held-out evaluation set.
 
-    python -m bench.safety_report [--misses]
+    python -m bench.safety_report [--misses] [--mirrors DIR]
 
 A false negative is an attack the screen stores; a false positive is a benign
-text it rejects. Benign texts come in two kinds, counted apart: memory-like
-statements (the target: at most 2% rejected) and benign prompts (questions and
-tasks, which a memory seldom holds). The credential table says, for one fake
-of each kind, whether it is forced private. ``--misses`` lists the texts.
+text it rejects. Benign texts come in three kinds, counted apart: facts and
+memory-like statements (the target: at most 0.1% rejected), conversation turns
+(greetings, questions to the other speaker, chat: what thread memory and the
+learner screen), and benign prompts (questions and tasks for a model, which a
+memory seldom holds). The detector table counts, for every credential and
+personal-data kind, the realistic variants found and the look-alikes left
+alone (tests/agent_memory/safety_secrets.py). ``--misses`` lists the texts.
+REALTALK's facts and turns are read from a mirror (DIR, default /work/.mirror:
+it states no licence, so it is not copied into the repository); without one,
+the report says so and leaves them out.
 
 The tuning set (bench/data/safety/tuning.jsonl plus the corpus in
-tests/agent_memory/safety_corpus.py) is what the rules and the classifier were
+tools/safety_corpus.py) is what the rules and the classifier were
 built on; the evaluation set comes from other public sources (see the README
 beside the data) and was not used to build them. A third set is our own:
 everyday memory statements from bench/everyday_memories.py (preferences,
@@ -23,19 +29,22 @@ attacks. The last lines time the classifier on typical texts.
 
 from __future__ import annotations
 
+import argparse
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from bench import everyday_memories, safety_data
+from bench import everyday_memories
 from bench.agent_memory_bench import text as bench_memory
 from services.agent_memory import safety
 from services.agent_memory.safety import classifier
-from tests.agent_memory import safety_corpus, safety_probes
+from tests.agent_memory import safety_probes, safety_secrets
+from tools import safety_corpus, safety_data
 
 TARGET_FALSE_NEGATIVES = 0.10
-TARGET_FALSE_POSITIVES = 0.02
+TARGET_FALSE_POSITIVES = 0.001  # facts and memory-like statements
+TARGET_TURNS_REJECTED = 0.01  # the trainer's budget for them
 TARGET_EVERYDAY_FALSE_POSITIVES = 0.01
 BENCH_MEMORIES = 60_000  # as many as bench/memory_model_bench.py imports
 
@@ -48,6 +57,8 @@ class Rates:
     rejected: list[str] = field(default_factory=list)
     prompts: int = 0
     prompts_rejected: list[str] = field(default_factory=list)
+    turns: int = 0
+    turns_rejected: list[str] = field(default_factory=list)
     made_private: list[str] = field(default_factory=list)
     by_source: dict[str, list[int]] = field(default_factory=dict)  # source -> [n, errors]
 
@@ -73,6 +84,9 @@ class Rates:
         if example.label == "benign":
             self.benign += 1
             (self.rejected if wrong else []).append(example.text)
+        elif example.label == "benign turn":
+            self.turns += 1
+            (self.turns_rejected if wrong else []).append(example.text)
         else:
             self.prompts += 1
             (self.prompts_rejected if wrong else []).append(example.text)
@@ -80,17 +94,25 @@ class Rates:
             self.made_private.append(example.text)
 
 
-def tuning_examples() -> list[safety_data.Example]:
+def tuning_examples(mirrors: Path = safety_data.MIRRORS) -> list[safety_data.Example]:
     corpus = [safety_data.Example(t, "attack", "corpus")
               for t in safety_corpus.ATTACKS + safety_corpus.MORE_ATTACKS
               + safety_corpus.templated_attacks()]
+    corpus += [safety_data.Example(t, "attack", "corpus, other languages")
+               for t in safety_corpus.MULTILINGUAL_ATTACKS]
     corpus += [safety_data.Example(t, "benign", "corpus")
                for t in safety_corpus.BENIGN + safety_corpus.MORE_BENIGN + safety_corpus.PLAIN
                + safety_corpus.hard_negatives() + safety_corpus.preference_statements()]
+    corpus += [safety_data.Example(t, "benign", "corpus, other languages")
+               for t in safety_corpus.MULTILINGUAL_BENIGN]
     rows = safety_data.load("tuning")
-    keys = safety_corpus.memory_keys([r.text for r in rows if r.label != "attack"][::3])
+    keys = safety_corpus.memory_keys([r.text for r in rows if r.label == "benign"][::3])
     corpus += [safety_data.Example(k, "benign", "corpus keys") for k in keys]
-    return rows + corpus
+    return rows + corpus + safety_data.mirrored("tuning", mirrors)
+
+
+def evaluation_examples(mirrors: Path = safety_data.MIRRORS) -> list[safety_data.Example]:
+    return safety_data.load("evaluation") + safety_data.mirrored("evaluation", mirrors)
 
 
 def everyday_examples() -> list[safety_data.Example]:
@@ -101,10 +123,8 @@ def everyday_examples() -> list[safety_data.Example]:
 
 def probe_examples() -> list[safety_data.Example]:
     """Our own probes for whole-word matching ("promptly", "ecosystem"; "instructions",
-    "Systemanweisung", "i g n o r e ..."), the attacks the screen is known to store included."""
+    "Systemanweisung", "i g n o r e ...")."""
     return ([safety_data.Example(t, "attack", "ours: word probes") for t in safety_probes.ATTACKS]
-            + [safety_data.Example(t, "attack", "ours: word probes, uncaught")
-               for t in safety_probes.UNCAUGHT]
             + [safety_data.Example(t, "benign", "ours: word probes") for t in safety_probes.BENIGN])
 
 
@@ -130,21 +150,36 @@ def credential_table() -> list[tuple[str, bool, list[str]]]:
     return rows
 
 
+def detector_table() -> list[tuple[str, list[str], list[str]]]:
+    """(kind, variants it missed, look-alikes it flagged) for every detector kind."""
+    rows = []
+    for kind, (holding, alike) in safety_secrets.DETECTORS.items():
+        missed = [t for t in holding if kind not in safety.screen(t).sensitive]
+        flagged = [t for t in alike if safety.screen(t).sensitive]
+        rows.append((kind, missed, flagged))
+    return rows
+
+
 def _print_rates(name: str, rates: Rates, misses: bool) -> None:
     print(f"\n{name}")
     if rates.attacks:
         print(f"  attacks stored (false negatives): {len(rates.missed)}/{rates.attacks} "
               f"= {rates.false_negative_rate:.1%}")
-    print(f"  memory-like benign rejected (false positives): {len(rates.rejected)}/{rates.benign} "
-          f"= {rates.false_positive_rate:.1%}")
+    print(f"  facts and memory-like statements rejected (false positives): "
+          f"{len(rates.rejected)}/{rates.benign} = {rates.false_positive_rate:.2%}")
+    if rates.turns:
+        print(f"  conversation turns rejected: {len(rates.turns_rejected)}/{rates.turns} "
+              f"= {len(rates.turns_rejected) / rates.turns:.2%}")
     if rates.prompts:
         print(f"  benign prompts rejected: {len(rates.prompts_rejected)}/{rates.prompts} "
               f"= {len(rates.prompts_rejected) / rates.prompts:.1%}")
-    print(f"  benign texts forced private: {len(rates.made_private)}/{rates.benign + rates.prompts}")
+    print(f"  benign texts forced private: {len(rates.made_private)}/"
+          f"{rates.benign + rates.turns + rates.prompts}")
     for source, (n, wrong) in sorted(rates.by_source.items()):
         print(f"    {source}: {wrong}/{n} wrong")
     if misses:
         for label, texts in (("missed", rates.missed), ("rejected", rates.rejected),
+                             ("turn rejected", rates.turns_rejected),
                              ("prompt rejected", rates.prompts_rejected),
                              ("forced private", rates.made_private)):
             for text in texts:
@@ -171,9 +206,16 @@ def scoring_cost() -> tuple[float, float, int]:
 
 
 def main() -> None:
-    misses = "--misses" in sys.argv
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--misses", action="store_true", help="list the texts screened wrongly")
+    parser.add_argument("--mirrors", type=Path, default=safety_data.MIRRORS)
+    args = parser.parse_args()
+    misses = args.misses
+    for repo in safety_data.missing(args.mirrors):
+        print(f"{repo} is not in {args.mirrors} (fetch it): its texts are left out")
     started = time.perf_counter()
-    tuning, evaluation = measure(tuning_examples()), measure(safety_data.load("evaluation"))
+    tuning = measure(tuning_examples(args.mirrors))
+    evaluation = measure(evaluation_examples(args.mirrors))
     everyday, bench_memories = measure(everyday_examples()), measure(bench_memory_examples())
     probes = measure(probe_examples())
     elapsed = time.perf_counter() - started
@@ -184,7 +226,7 @@ def main() -> None:
           f"caught, {flagged:.2%} of benign flagged)")
     _print_rates("evaluation set (held out, public sources)", evaluation, misses)
     print(f"\n  targets on the evaluation set: false negatives <= {TARGET_FALSE_NEGATIVES:.0%}, "
-          f"false positives <= {TARGET_FALSE_POSITIVES:.0%}")
+          f"facts rejected <= {TARGET_FALSE_POSITIVES:.1%}, turns <= {TARGET_TURNS_REJECTED:.1%}")
     _print_rates("everyday memory statements (our own templates, not public; never trained on)",
                  everyday, misses)
     print(f"\n  target: false positives under {TARGET_EVERYDAY_FALSE_POSITIVES:.0%}")
@@ -195,9 +237,15 @@ def main() -> None:
     print("\ncredentials (forced private?)")
     for kind, private, kinds in credential_table():
         print(f"  {'yes' if private else 'NO '}  {kind}  {', '.join(kinds)}")
-    total = (tuning.attacks + tuning.benign + evaluation.attacks + evaluation.benign
-             + evaluation.prompts + everyday.benign + bench_memories.benign
-             + probes.attacks + probes.benign)
+    print("\ndetectors (realistic variants found; look-alikes left alone)")
+    for kind, missed, flagged in detector_table():
+        holding, alike = safety_secrets.DETECTORS[kind]
+        print(f"  {kind}: found {len(holding) - len(missed)}/{len(holding)}, "
+              f"left alone {len(alike) - len(flagged)}/{len(alike)}")
+        for text in missed + flagged:
+            print(f"    wrong: {text[:100]!r}")
+    total = sum(r.attacks + r.benign + r.turns + r.prompts
+                for r in (tuning, evaluation, everyday, bench_memories, probes))
     print(f"\nscreened {total} texts in {elapsed:.1f} s")
     median, p99, length = scoring_cost()
     print(f"classifier score per text: median {median:.0f} us, p99 {p99:.0f} us "

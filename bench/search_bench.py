@@ -13,7 +13,7 @@ chDB before the service starts (appending a million messages through the
 journal would take a quarter of an hour, embedding them four hours); their
 rows are exactly what the projector writes, terms included. Embeddings are
 lightly perturbed copies of real embeddings of 2,000 public benign statements
-(``bench.safety_data``), or with ``--chat`` of 2,000 chat turns, so similarity
+(``tools.safety_data``), or with ``--chat`` of 2,000 chat turns, so similarity
 search probes, scans and re-ranks real-looking vectors; each copy is filed in
 its original's cell. The
 query is embedded by the service for real, and that time is included.
@@ -40,7 +40,6 @@ from agentmemory.common.v1 import principal_pb2
 from agentmemory.search.v1 import search_service_pb2 as pb
 from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 
-from bench import safety_data
 from bench.scratch import scratch_dir
 from libs import clients
 from libs.embeddings import LocalEmbedder
@@ -51,6 +50,7 @@ from services.search.dense import table_name
 from testkit.journal_client import JournalClient, message, principal
 from testkit.persona_chat import turns
 from testkit.ports import free_port
+from tools import safety_data
 
 ROOT = Path(__file__).resolve().parent.parent
 # A Zipf-distributed vocabulary of 5,000 words, as in real conversations: a few

@@ -68,9 +68,11 @@ class DomainError(Exception):
 
 
 class _FieldError(DomainError):
-    def __init__(self, field_path: str, description: str, *, reason: str | None = None) -> None:
+    def __init__(self, field_path: str, description: str, *, reason: str | None = None,
+                 metadata: Mapping[str, str] | None = None) -> None:
         super().__init__(
-            f"{field_path}: {description}", reason=reason, metadata={"field": field_path}
+            f"{field_path}: {description}", reason=reason,
+            metadata={**(metadata or {}), "field": field_path},
         )
         self.field = field_path
         self.description = description
@@ -170,11 +172,10 @@ def _detail_messages(error: ErrorDetails) -> list:
     return details
 
 
-def internal_status(request_id: str) -> grpc.Status:
+def internal_error(request_id: str) -> DomainError:
     """What a caller sees for an unexpected failure: no internals, a request id."""
-    return to_grpc_status(
-        DomainError(f"internal error (request id {request_id})", metadata={"request_id": request_id})
-    )
+    return DomainError(f"internal error (request id {request_id})",
+                       metadata={"request_id": request_id})
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 import grpc
+from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 
+from libs.clients.journal import JournalClient
 from libs.errors import DomainError
-from libs.journal_client import JournalReader
 
 logger = logging.getLogger(__name__)
 
@@ -41,9 +42,11 @@ class CursorStore(Protocol):
 
 
 class FeedFollower:
-    def __init__(self, journal: JournalReader, cursors: CursorStore,
+    def __init__(self, journal: JournalClient, cursors: CursorStore,
                  handle: Callable[[Sequence], Awaitable[None]], *, name: str,
-                 batch: int = 256, content: int = 0) -> None:
+                 batch: int = 256,
+                 content: journal_pb.FeedContent.ValueType = journal_pb.FEED_CONTENT_UNSPECIFIED,
+                 ) -> None:
         """``content``: the FeedContent to subscribe to (default: messages only)."""
         self._journal = journal
         self._content = content

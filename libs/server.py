@@ -14,6 +14,7 @@ gracefully: health NOT_SERVING, drain in-flight calls, stop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import inspect
 import logging
@@ -192,7 +193,9 @@ class _Call:
 
     def begin(self, context: grpc.aio.ServicerContext) -> str:
         """The call's request id, once its deadline is noted and its caller checked."""
-        metadata = dict(context.invocation_metadata() or ())
+        # Text headers only: a "-bin" header's value is bytes, and none of ours is one.
+        metadata = {key: value for key, value in context.invocation_metadata() or ()
+                    if isinstance(value, str)}
         rid = metadata.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
         log.request_id.set(rid[:64])
         remaining = context.time_remaining()
@@ -211,14 +214,17 @@ class _Call:
             self.metrics.record_call(self.method, code, time.perf_counter() - started)
 
 
-def _status_of(exc: Exception, method: str, rid: str) -> grpc.Status:
+def answer_for(exc: Exception, method: str, rid: str) -> errors.DomainError:
+    """What a caller is told of an exception its call raised, on every surface: a domain
+    error as it is, a dependency down UNAVAILABLE (``libs.outages``), anything else
+    INTERNAL with the request id only (logged here with its traceback)."""
     exc = outages.as_unavailable(exc) or exc
     if isinstance(exc, errors.DomainError):
         logger.info("%s -> %s %s: %s", method, exc.code.name, exc.reason,
                     errors.clip(exc.message, errors.MAX_MESSAGE_BYTES))
-        return errors.to_grpc_status(exc)
+        return exc
     logger.exception("%s failed unexpectedly", method)
-    return errors.internal_status(rid)
+    return errors.internal_error(rid)
 
 
 def _aborted_code(context: grpc.aio.ServicerContext) -> grpc.StatusCode:
@@ -226,24 +232,31 @@ def _aborted_code(context: grpc.aio.ServicerContext) -> grpc.StatusCode:
     return code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN
 
 
+@contextlib.asynccontextmanager
+async def _answering(call: _Call, context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+    """Around one call of either kind: begun, its failure answered as a status, counted."""
+    rid, started, code = "-", time.perf_counter(), grpc.StatusCode.OK
+    try:
+        rid = call.begin(context)
+        yield
+    except grpc.aio.AbortError:
+        code = _aborted_code(context)
+        raise
+    except (asyncio.CancelledError, GeneratorExit):
+        code = grpc.StatusCode.CANCELLED
+        raise
+    except Exception as exc:
+        status = errors.to_grpc_status(answer_for(exc, call.method, rid))
+        code = status.code
+        await context.abort_with_status(status)
+    finally:
+        call.end(code, started)
+
+
 def _unary(behavior, call: _Call):
     async def wrapped(request, context):
-        rid, started, code = "-", time.perf_counter(), grpc.StatusCode.OK
-        try:
-            rid = call.begin(context)
+        async with _answering(call, context):
             return await behavior(call.request(request), context)
-        except grpc.aio.AbortError:
-            code = _aborted_code(context)
-            raise
-        except asyncio.CancelledError:
-            code = grpc.StatusCode.CANCELLED
-            raise
-        except Exception as exc:
-            status = _status_of(exc, call.method, rid)
-            code = status.code
-            await context.abort_with_status(status)
-        finally:
-            call.end(code, started)
 
     return wrapped
 
@@ -255,22 +268,8 @@ def _streaming(behavior, call: _Call):
         return _unary(behavior, call)
 
     async def wrapped(request, context) -> AsyncIterator:
-        rid, started, code = "-", time.perf_counter(), grpc.StatusCode.OK
-        try:
-            rid = call.begin(context)
+        async with _answering(call, context):
             async for response in behavior(call.request(request), context):
                 yield response
-        except grpc.aio.AbortError:
-            code = _aborted_code(context)
-            raise
-        except (asyncio.CancelledError, GeneratorExit):
-            code = grpc.StatusCode.CANCELLED
-            raise
-        except Exception as exc:
-            status = _status_of(exc, call.method, rid)
-            code = status.code
-            await context.abort_with_status(status)
-        finally:
-            call.end(code, started)
 
     return wrapped

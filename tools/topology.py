@@ -17,7 +17,7 @@ one directory):
   client address setting lists both replicas (the journal's lists all four
   journal processes): calls are balanced round robin and retried on UNAVAILABLE
   (``libs.clients``), journal calls reach each shard's writer by its health
-  (``libs.journal_client``).
+  (``libs.clients.journal``).
 - Qdrant: agent memory runs its production index path (``AGENT_MEMORY_INDEX=qdrant``,
   qdrant-client against ``AGENT_MEMORY_QDRANT_URL``). No Qdrant server installs on
   these machines, and qdrant-client's local mode is in-process only (one client per
@@ -50,8 +50,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from libs.clients.journal import shard_health_name
 from libs.healthcheck import is_serving
-from libs.journal_client import shard_health_name
 from tools.backends import terminate
 from tools.backends.clickhouse import ClickHouseServer
 from tools.backends.ports import free_port, free_port_with_offset

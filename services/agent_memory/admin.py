@@ -25,14 +25,12 @@ import asyncio
 import os
 import sys
 
-import grpc
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
-from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as pb_grpc
 from agentmemory.common.v1 import principal_pb2
 from google.protobuf import field_mask_pb2, json_format
 
-from libs import clients
-from libs.errors import error_details
+from libs.clients.agent_memory import AgentMemoryClient
+from libs.errors import DomainError
 from libs.settings import Secret
 
 OPERATOR = "operator"  # the agent id the operator's changes are recorded under
@@ -64,7 +62,7 @@ def _show(message) -> None:
     print(json_format.MessageToJson(message, indent=2))
 
 
-async def agent_settings(stub, args) -> None:
+async def agent_settings(agent_memory: AgentMemoryClient, args) -> None:
     principal = _principal(args, args.agent)
     values = pb.AgentSettings()
     paths: list[str] = []
@@ -82,13 +80,13 @@ async def agent_settings(stub, args) -> None:
         values.relevant_memories_token_budget = args.relevant_memories_budget
         paths.append("relevant_memories_token_budget")
     if paths:
-        await stub.UpdateAgentSettings(pb.UpdateAgentSettingsRequest(
+        await agent_memory.update_agent_settings(pb.UpdateAgentSettingsRequest(
             principal=principal, settings=values,
             update_mask=field_mask_pb2.FieldMask(paths=paths)))
-    _show(await stub.GetAgentSettings(pb.GetAgentSettingsRequest(principal=principal)))
+    _show(await agent_memory.get_agent_settings(pb.GetAgentSettingsRequest(principal=principal)))
 
 
-async def account_settings(stub, args) -> None:
+async def account_settings(agent_memory: AgentMemoryClient, args) -> None:
     principal = _principal(args)
     values = pb.AccountSettings()
     paths: list[str] = []
@@ -105,43 +103,42 @@ async def account_settings(stub, args) -> None:
         setattr(values.quotas, name, limit)
         paths.append(f"quotas.{name}")
     if paths:
-        await stub.UpdateAccountSettings(pb.UpdateAccountSettingsRequest(
+        await agent_memory.update_account_settings(pb.UpdateAccountSettingsRequest(
             principal=principal, settings=values,
             update_mask=field_mask_pb2.FieldMask(paths=paths)))
-    _show(await stub.GetAccountSettings(pb.GetAccountSettingsRequest(principal=principal)))
+    _show(await agent_memory.get_account_settings(pb.GetAccountSettingsRequest(principal=principal)))
 
 
-async def platform_rules(stub, args) -> None:
+async def platform_rules(agent_memory: AgentMemoryClient, args) -> None:
     principal = _principal(args)
     if args.action == "add":
         memory = pb.NewMemory(scope=pb.MEMORY_SCOPE_PLATFORM, kind=pb.MEMORY_KIND_PLATFORM_RULE,
                               key=args.key or "", content=args.content)
         if args.importance is not None:
             memory.importance = args.importance
-        _show(await stub.AddMemory(pb.AddMemoryRequest(principal=principal, memory=memory)))
+        _show(await agent_memory.add_memory(pb.AddMemoryRequest(principal=principal, memory=memory)))
     elif args.action == "delete":
-        _show(await stub.DeleteMemory(pb.DeleteMemoryRequest(principal=principal,
-                                                             memory_id=args.id)))
+        _show(await agent_memory.delete_memory(pb.DeleteMemoryRequest(principal=principal,
+                                                                      memory_id=args.id)))
     else:
-        reply = await stub.ListMemories(pb.ListMemoriesRequest(
+        reply = await agent_memory.list_memories(pb.ListMemoriesRequest(
             principal=principal, filter=pb.MemoryFilter(scopes=[pb.MEMORY_SCOPE_PLATFORM]),
             page_size=200))
-        for memory in reply.memories:
-            print(f"{memory.id}  v{memory.version}  {memory.key}: {memory.content}")
+        for entry in reply.memories:
+            print(f"{entry.id}  v{entry.version}  {entry.key}: {entry.content}")
 
 
 async def run(args) -> int:
     token = Secret(os.environ.get("INTERNAL_AUTH_TOKEN", ""))
-    async with clients.channel(args.address, default_timeout=30, internal_token=token) as channel:
-        stub = pb_grpc.AgentMemoryServiceStub(channel)
-        try:
-            await {"agent-settings": agent_settings, "account-settings": account_settings,
-                   "platform-rules": platform_rules}[args.command](stub, args)
-        except grpc.aio.AioRpcError as exc:
-            details = error_details(exc)
-            print(f"error: {details.code.name} {details.reason}: {details.message}",
-                  file=sys.stderr)
-            return 1
+    agent_memory = AgentMemoryClient(args.address, timeout=30, internal_token=token)
+    try:
+        await {"agent-settings": agent_settings, "account-settings": account_settings,
+               "platform-rules": platform_rules}[args.command](agent_memory, args)
+    except DomainError as exc:
+        print(f"error: {exc.code.name} {exc.reason}: {exc.message}", file=sys.stderr)
+        return 1
+    finally:
+        await agent_memory.close()
     return 0
 
 

@@ -14,10 +14,9 @@ import sys
 
 import grpc
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
-from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as pb_grpc
 from agentmemory.common.v1 import principal_pb2
 
-from libs import clients
+from libs.clients.agent_memory import AgentMemoryClient
 from libs.errors import error_details
 from libs.settings import Secret
 
@@ -32,19 +31,20 @@ def bar(done: int, total: int) -> str:
 
 async def reindex(address: str, account: str, environment: str) -> int:
     token = Secret(os.environ.get("INTERNAL_AUTH_TOKEN", ""))
-    async with clients.channel(address, internal_token=token) as channel:
-        stub = pb_grpc.AgentMemoryServiceStub(channel)
-        # The agent id is not part of a collection; any valid one names the caller.
-        principal = principal_pb2.Principal(account_id=account, agent_id="reindex",
-                                            environment=environment)
-        try:
-            async for progress in stub.Reindex(pb.ReindexRequest(principal=principal),
-                                               timeout=3600):
-                print(f"\r{progress.collection} {bar(progress.indexed, progress.total)}",
-                      end="", flush=True)
-        except grpc.aio.AioRpcError as exc:
-            print(f"\nreindex failed: {error_details(exc).message}", file=sys.stderr)
-            return 1
+    agent_memory = AgentMemoryClient(address, timeout=5.0, internal_token=token)
+    # The agent id is not part of a collection; any valid one names the caller.
+    principal = principal_pb2.Principal(account_id=account, agent_id="reindex",
+                                        environment=environment)
+    try:
+        async for progress in agent_memory.reindex(pb.ReindexRequest(principal=principal),
+                                                   timeout=3600):
+            print(f"\r{progress.collection} {bar(progress.indexed, progress.total)}",
+                  end="", flush=True)
+    except grpc.aio.AioRpcError as exc:
+        print(f"\nreindex failed: {error_details(exc).message}", file=sys.stderr)
+        return 1
+    finally:
+        await agent_memory.close()
     print()
     return 0
 

@@ -21,7 +21,6 @@ import asyncpg
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from cachetools import LRUCache
 
-from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument
 from libs.identity import DEFAULT_ENVIRONMENT, Principal
 from libs.postgres import unavailable_when_down
@@ -51,9 +50,8 @@ class Accounts:
         if known is not None and time.monotonic() - known.read_at < self._cache_seconds:
             return known
         try:
-            async with upstream("agent_memory"):
-                reply = await self._upstreams.agent_memory.GetAccountSettings(
-                    memory_pb.GetAccountSettingsRequest(principal=principal.to_proto()))
+            reply = await self._upstreams.agent_memory.get_account_settings(
+                memory_pb.GetAccountSettingsRequest(principal=principal.to_proto()))
         except DomainError:
             if known is None and principal.environment != DEFAULT_ENVIRONMENT:
                 raise

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from cachetools import TTLCache
 
-from libs.clients import upstream
 from libs.identity import Principal
 from services.gateway.upstreams import Upstreams
 
@@ -51,9 +50,8 @@ class MemoryBindings:
         known = self._known.get(key)
         if known is not None:
             return known
-        async with upstream("agent_memory"):
-            reply = await self._upstreams.agent_memory.GetAgentSettings(
-                memory_pb.GetAgentSettingsRequest(principal=principal.to_proto()))
+        reply = await self._upstreams.agent_memory.get_agent_settings(
+            memory_pb.GetAgentSettingsRequest(principal=principal.to_proto()))
         settings, enabled = reply.settings, reply.account_memory_enabled
         binding = AgentBinding(
             memory_bound=settings.memory_bound and enabled,

@@ -44,7 +44,6 @@ from agentmemory.common.v1 import message_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 
-from libs.clients import upstream
 from libs.identity import Principal
 from services.gateway import relevant
 from services.gateway.pinned import PinnedCache
@@ -148,20 +147,19 @@ class ContextBuilder:
             include_open_run=open_run and not turn.run_id)
         if turn.window is not None:
             request.max_working_memory_messages = turn.window
-        async with upstream("thread_memory"):
-            return await self._upstreams.thread_memory.GetThreadContext(request)
+        return await self._upstreams.thread_memory.get_thread_context(request)
 
     async def _past_runs(self, turn: Turn, asked: str, run: str) -> str:
         request = learning_pb.RecallProceduresRequest(principal=turn.principal.to_proto(),
                                                       task=asked)
         if run and turn.thread_id:
             request.thread_id, request.run_id = turn.thread_id, run
-        return await self._pinned.past_runs(self._upstreams.learning, request)
+        return await self._pinned.past_runs(self._upstreams.agent_memory, request)
 
     async def _relevant(self, turn: Turn, latest: str, run: str,
                         pinned: memory_pb.ListPinnedResponse) -> Relevant:
         return await relevant.retrieve(
-            self._upstreams.retrieval, turn.principal, latest, budget=turn.relevant_budget,
+            self._upstreams.agent_memory, turn.principal, latest, budget=turn.relevant_budget,
             timeout=self._relevant_timeout, run_id=run, thread_id=turn.thread_id,
             shown=[e.id for e in pinned.entries])
 

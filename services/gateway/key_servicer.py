@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from agentmemory.common.v1 import principal_pb2
 from agentmemory.gateway.v1 import key_service_pb2 as pb
 from agentmemory.gateway.v1 import key_service_pb2_grpc as pb_grpc
-from google.protobuf import timestamp_pb2
 
 from libs import page_tokens
+from libs.conversions import timestamp
 from libs.errors import InvalidArgument, NotFound, PermissionDenied
 from libs.identity import require_id
 from services.gateway.callers import Callers
@@ -24,27 +24,19 @@ _ACTIONS = {"created": pb.KEY_ACTION_CREATED, "rotated": pb.KEY_ACTION_ROTATED,
 MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE = 500, 100
 
 
-def _time(value: datetime | None) -> timestamp_pb2.Timestamp | None:
-    if value is None:
-        return None
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(value.astimezone(UTC))
-    return stamp
-
-
 def key_message(record: KeyRecord) -> pb.ApiKey:
     spec = record.spec
     return pb.ApiKey(
         id=record.id, name=record.name, role=_ROLES[spec.role],
         act_for_users=spec.act_for_users, user_id=spec.user_id, agent_ids=spec.agent_ids,
-        create_time=_time(record.created_at), rotate_time=_time(record.rotated_at),
-        revoke_time=_time(record.revoked_at), last_use_time=_time(record.last_used_at),
-        previous_secret_expire_time=_time(record.previous_valid_until))
+        create_time=timestamp(record.created_at), rotate_time=timestamp(record.rotated_at),
+        revoke_time=timestamp(record.revoked_at), last_use_time=timestamp(record.last_used_at),
+        previous_secret_expire_time=timestamp(record.previous_valid_until))
 
 
 def _event_message(event: KeyEvent) -> pb.KeyEvent:
     return pb.KeyEvent(key_id=event.key_id, action=_ACTIONS[event.action],
-                       by_key_id=event.by_key_id, time=_time(event.at),
+                       by_key_id=event.by_key_id, time=timestamp(event.at),
                        detail={k: v if isinstance(v, str) else _text(v)
                                for k, v in event.detail.items()})
 
@@ -111,7 +103,7 @@ class KeyServicer(pb_grpc.KeyServiceServicer):
         minted = await self._keys.mint(credential, request.user_id, request.agent_id,
                                        request.ttl_seconds)
         expires = datetime.fromtimestamp(minted.claims.expires_at, UTC)
-        return pb.MintUserTokenResponse(token=minted.token, expire_time=_time(expires),
+        return pb.MintUserTokenResponse(token=minted.token, expire_time=timestamp(expires),
                                         token_id=minted.claims.token_id)
 
     async def ListKeyEvents(self, request: pb.ListKeyEventsRequest,
@@ -121,17 +113,10 @@ class KeyServicer(pb_grpc.KeyServiceServicer):
             raise InvalidArgument("page_size", f"must be 1-{MAX_PAGE_SIZE} (0: "
                                                f"{DEFAULT_PAGE_SIZE})")
         size = request.page_size or DEFAULT_PAGE_SIZE
-        before = _position(request.page_token)
+        before = page_tokens.id_position(request.page_token)
         events = await self._keys.events(admin.account_id, before_id=before, limit=size)
-        token = page_tokens.encode(before=events[-1].id) if len(events) == size else ""
+        token = page_tokens.next_token(events, size, lambda last: page_tokens.id_token(last.id))
         return pb.ListKeyEventsResponse(events=[_event_message(e) for e in events],
                                         next_page_token=token)
 
 
-def _position(token: str) -> int | None:
-    if not token:
-        return None
-    before = page_tokens.decode(token).get("before")
-    if not isinstance(before, int) or isinstance(before, bool):
-        raise InvalidArgument("page_token", "not a page token issued by this service")
-    return before

@@ -8,15 +8,7 @@ from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as pb_grpc
 from services.gateway import callers
 from services.gateway.callers import Callers
 from services.gateway.library import METHODS, MemoryLibrary
-
-
-def _handler(method: str):
-    async def handle(self, request, context):
-        principal = await self._callers.principal(context, request.caller)
-        return await self._library.call(method, principal, request)
-
-    handle.__name__ = method
-    return handle
+from services.gateway.relay import add_handlers
 
 
 class MemoryLibraryServicer(pb_grpc.MemoryLibraryServiceServicer):
@@ -33,7 +25,9 @@ class MemoryLibraryServicer(pb_grpc.MemoryLibraryServiceServicer):
             caller=request.caller, agent_ids=callers.agents_of(credential, request.agent_ids))
         return await self._library.call("SummarizeMemories", principal, relayed)
 
+    async def _relay(self, method: str, request, context):
+        principal = await self._callers.principal(context, request.caller)
+        return await self._library.call(method, principal, request)
 
-for _method in METHODS:
-    if _method not in vars(MemoryLibraryServicer):
-        setattr(MemoryLibraryServicer, _method, _handler(_method))
+
+add_handlers(MemoryLibraryServicer, METHODS, MemoryLibraryServicer._relay)

@@ -40,13 +40,11 @@ from dataclasses import dataclass
 
 import grpc
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
-from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as memory_grpc
 from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
-from agentmemory.agent_memory.v1 import learning_service_pb2_grpc as learning_grpc
 from cachetools import LRUCache
 
 from libs import tasks
-from libs.clients import upstream
+from libs.clients.agent_memory import AgentMemoryClient
 from libs.identity import Principal
 
 logger = logging.getLogger(__name__)
@@ -109,7 +107,7 @@ class PinnedCache:
         """The answer :meth:`list_pinned` would serve without asking agent memory, if any."""
         return self._served(self._pinned, _key(principal.account_id, _pinned_request(principal)))
 
-    async def list_pinned(self, agent_memory: memory_grpc.AgentMemoryServiceStub,
+    async def list_pinned(self, agent_memory: AgentMemoryClient,
                           principal: Principal) -> memory_pb.ListPinnedResponse:
         request = _pinned_request(principal)
         key = _key(principal.account_id, request)
@@ -117,12 +115,11 @@ class PinnedCache:
         if kept is not None:
             return kept
         read = self._next()
-        async with upstream("agent_memory"):
-            reply = await agent_memory.ListPinned(request)
+        reply = await agent_memory.list_pinned(request)
         self._keep(self._pinned, key, _Kept(reply, read, self._until(reply)))
         return reply
 
-    async def past_runs(self, learning: learning_grpc.LearningServiceStub,
+    async def past_runs(self, agent_memory: AgentMemoryClient,
                         request: learning_pb.RecallProceduresRequest) -> str:
         """RecallProcedures' rendered records of past runs (what a context shows)."""
         key = _key(request.principal.account_id, request)
@@ -130,8 +127,7 @@ class PinnedCache:
         if kept is not None:
             return kept
         read = self._next()
-        async with upstream("agent_memory"):
-            reply = await learning.RecallProcedures(request)
+        reply = await agent_memory.recall_procedures(request)
         if not reply.partial:
             self._keep(self._past_runs, key,
                        _Kept(reply.rendered, read, self._clock() + self._max_age))
@@ -160,8 +156,7 @@ class PinnedCache:
             kept_answers[key] = kept
 
     @contextlib.asynccontextmanager
-    async def watching(self, agent_memory: memory_grpc.AgentMemoryServiceStub
-                       ) -> AsyncIterator[PinnedCache]:
+    async def watching(self, agent_memory: AgentMemoryClient) -> AsyncIterator[PinnedCache]:
         """Keep a watch open until the block ends (nothing at all when caching is off)."""
         if self._max_age <= 0:
             yield self
@@ -172,11 +167,10 @@ class PinnedCache:
         finally:
             self._unsubscribed()
 
-    async def _watch_forever(self, agent_memory: memory_grpc.AgentMemoryServiceStub) -> None:
+    async def _watch_forever(self, agent_memory: AgentMemoryClient) -> None:
         while True:
             try:
-                async for change in agent_memory.WatchPinnedChanges(
-                        memory_pb.WatchPinnedChangesRequest(), timeout=WATCH_SECONDS):
+                async for change in agent_memory.watch_pinned_changes(WATCH_SECONDS):
                     self._heard(change)
             except grpc.aio.AioRpcError as exc:
                 logger.warning("pinned facts watch ended (%s: %s): caching none until it is "

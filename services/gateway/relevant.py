@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import grpc
 from agentmemory.agent_memory.v1 import retrieval_pb2 as memory_pb
-from agentmemory.agent_memory.v1 import retrieval_pb2_grpc as memory_grpc
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 
-from libs.errors import error_details
+from libs.clients.agent_memory import AgentMemoryClient
+from libs.errors import DomainError
 from libs.identity import Principal
 
 logger = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ OFF = Relevant(pb.RELEVANT_MEMORIES_STATUS_OFF)
 NONE = Relevant(pb.RELEVANT_MEMORIES_STATUS_NONE)
 
 
-async def retrieve(retrieval: memory_grpc.RetrievalServiceStub, principal: Principal,
+async def retrieve(agent_memory: AgentMemoryClient, principal: Principal,
                    query: str, *, budget: int, timeout: float, run_id: str,
                    thread_id: str | None, shown: Iterable[str]) -> Relevant:
     """``shown``: the ids of the memories the turn shows already."""
@@ -57,22 +57,24 @@ async def retrieve(retrieval: memory_grpc.RetrievalServiceStub, principal: Princ
         token_budget=budget, run_id=run_id, thread_id=thread_id or "",
         exclude_memory_ids=shown)
     try:
-        reply = await retrieval.RetrieveRelevantMemories(request, timeout=timeout)
-    except grpc.aio.AioRpcError as exc:
+        reply = await agent_memory.retrieve_relevant_memories(request, timeout)
+    except DomainError as exc:
         return _left_out(exc)
     if not reply.receipt_id:
         return NONE
     return Relevant(pb.RELEVANT_MEMORIES_STATUS_DELIVERED, reply.rendered, reply.receipt_id)
 
 
-def _left_out(exc: grpc.aio.AioRpcError) -> Relevant:
-    found = error_details(exc)
-    if found.code == grpc.StatusCode.DEADLINE_EXCEEDED:
+def _left_out(exc: DomainError) -> Relevant:
+    """A timeout is told apart by the gRPC error the client mapped (its cause)."""
+    cause = exc.__cause__
+    if isinstance(cause, grpc.aio.AioRpcError) and \
+            cause.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
         status = pb.RELEVANT_MEMORIES_STATUS_TIMED_OUT
-    elif found.code == grpc.StatusCode.RESOURCE_EXHAUSTED and found.reason == "QUOTA_EXCEEDED":
+    elif exc.code == grpc.StatusCode.RESOURCE_EXHAUSTED and exc.reason == "QUOTA_EXCEEDED":
         status = pb.RELEVANT_MEMORIES_STATUS_QUOTA_EXCEEDED
     else:
         status = pb.RELEVANT_MEMORIES_STATUS_FAILED
-    logger.warning("relevant memories left out of a turn (%s %s: %s)", found.code.name,
-                   found.reason, found.message)
+    logger.warning("relevant memories left out of a turn (%s %s: %s)", exc.code.name,
+                   exc.reason, exc.message)
     return Relevant(status)

@@ -5,17 +5,8 @@ from __future__ import annotations
 from agentmemory.gateway.v1 import retrieval_service_pb2_grpc as pb_grpc
 
 from services.gateway.callers import Callers
+from services.gateway.relay import add_handlers
 from services.gateway.retrieval import METHODS, Retrieval
-
-
-def _handler(method: str):
-    async def handle(self, request, context):
-        # seed 002: applicationId (caller.agent_id) is optional
-        principal = await self._callers.principal(context, request.caller, agent_required=False)
-        return await self._retrieval.call(method, principal, request)
-
-    handle.__name__ = method
-    return handle
 
 
 class RetrievalServicer(pb_grpc.RetrievalServiceServicer):
@@ -23,6 +14,10 @@ class RetrievalServicer(pb_grpc.RetrievalServiceServicer):
         self._callers = callers
         self._retrieval = retrieval
 
+    async def _relay(self, method: str, request, context):
+        # seed 002: applicationId (caller.agent_id) is optional
+        principal = await self._callers.principal(context, request.caller, agent_required=False)
+        return await self._retrieval.call(method, principal, request)
 
-for _method in METHODS:
-    setattr(RetrievalServicer, _method, _handler(_method))
+
+add_handlers(RetrievalServicer, METHODS, RetrievalServicer._relay)

@@ -13,9 +13,7 @@ from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
 from agentmemory.common.v1 import run_pb2
 from agentmemory.gateway.v1 import run_service_pb2 as pb
 from agentmemory.gateway.v1 import run_service_pb2_grpc as pb_grpc
-from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 
-from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument, ResourceExhausted
 from libs.identity import Principal, require_id
 from services.gateway import conversions
@@ -45,11 +43,10 @@ class RunServicer(pb_grpc.RunServiceServicer):
     async def _hold(self, principal: Principal, thread_id: str, run_id: str,
                     credentials: list[str]) -> None:
         if credentials:
-            async with upstream("agent_memory"):
-                await self._upstreams.learning.HoldRunCredentials(
-                    learning_pb.HoldRunCredentialsRequest(
-                        principal=principal.to_proto(), thread_id=thread_id, run_id=run_id,
-                        credentials=credentials))
+            await self._upstreams.agent_memory.hold_run_credentials(
+                learning_pb.HoldRunCredentialsRequest(
+                    principal=principal.to_proto(), thread_id=thread_id, run_id=run_id,
+                    credentials=credentials))
 
     async def StartRun(self, request: pb.StartRunRequest, context) -> pb.StartRunResponse:
         principal = await self._callers.principal(context, request.caller)
@@ -66,10 +63,7 @@ class RunServicer(pb_grpc.RunServiceServicer):
             return pb.StartRunResponse(run=started, deduplicated=True)  # a retried start
         await self._threads.ensure(principal, thread_id)
         await self._hold(principal, thread_id, run_id, credentials)
-        async with upstream("journal"):
-            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
-            reply = await journal.StartRun(journal_pb.StartRunRequest(
-                principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
+        reply = await self._upstreams.journal.start_run(principal, thread_id, run_id)
         if not reply.deduplicated:
             await accounts.count_run(principal)
         return pb.StartRunResponse(run=reply.run, deduplicated=reply.deduplicated)
@@ -78,11 +72,7 @@ class RunServicer(pb_grpc.RunServiceServicer):
         """The open run, if this very start was made before (its reply lost, say)."""
         try:
             await self._threads.require(principal, thread_id)
-            async with upstream("journal"):
-                journal = await self._upstreams.journal.for_thread(principal.account_id,
-                                                                   thread_id)
-                reply = await journal.GetRun(journal_pb.GetRunRequest(
-                    principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
+            reply = await self._upstreams.journal.get_run(principal, thread_id, run_id)
         except DomainError:
             return None
         return reply.run if reply.run.state == run_pb2.RUN_STATE_OPEN else None
@@ -94,11 +84,8 @@ class RunServicer(pb_grpc.RunServiceServicer):
         credentials = _credentials(request.credentials)
         await self._threads.require(principal, thread_id)
         await self._hold(principal, thread_id, run_id, credentials)
-        async with upstream("journal"):
-            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
-            reply = await journal.FinishRun(journal_pb.FinishRunRequest(
-                principal=principal.to_proto(), thread_id=thread_id, run_id=run_id,
-                outcome=request.outcome))
+        reply = await self._upstreams.journal.finish_run(principal, thread_id, run_id,
+                                                         request.outcome)
         return pb.FinishRunResponse(run=reply.run, deduplicated=reply.deduplicated)
 
     async def GetRun(self, request: pb.GetRunRequest, context) -> pb.GetRunResponse:
@@ -106,10 +93,7 @@ class RunServicer(pb_grpc.RunServiceServicer):
         thread_id = conversions.thread_id(request.thread_id)
         run_id = require_id(request.run_id, "run_id") if request.run_id else ""
         await self._threads.require(principal, thread_id)
-        async with upstream("journal"):
-            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
-            reply = await journal.GetRun(journal_pb.GetRunRequest(
-                principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
+        reply = await self._upstreams.journal.get_run(principal, thread_id, run_id)
         return pb.GetRunResponse(run=reply.run)
 
     async def RecordRunFeedback(self, request: pb.RecordRunFeedbackRequest,
@@ -118,13 +102,9 @@ class RunServicer(pb_grpc.RunServiceServicer):
         thread_id = conversions.thread_id(request.thread_id)
         run_id = require_id(request.run_id, "run_id")
         await self._threads.require(principal, thread_id)
-        async with upstream("journal"):  # the run must exist (RUN_NOT_FOUND)
-            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
-            await journal.GetRun(journal_pb.GetRunRequest(
-                principal=principal.to_proto(), thread_id=thread_id, run_id=run_id))
-        async with upstream("agent_memory"):
-            reply = await self._upstreams.learning.RecordRunFeedback(
-                learning_pb.RecordRunFeedbackRequest(
-                    principal=principal.to_proto(), thread_id=thread_id, run_id=run_id,
-                    rating=request.rating))
+        await self._upstreams.journal.get_run(principal, thread_id, run_id)  # RUN_NOT_FOUND
+        reply = await self._upstreams.agent_memory.record_run_feedback(
+            learning_pb.RecordRunFeedbackRequest(
+                principal=principal.to_proto(), thread_id=thread_id, run_id=run_id,
+                rating=request.rating))
         return pb.RecordRunFeedbackResponse(procedure_ids=reply.procedure_ids)

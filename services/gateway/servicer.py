@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import grpc
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
-from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
-from agentmemory.search.v1 import search_service_pb2 as search_pb
-from agentmemory.thread_memory.v1 import thread_memory_service_pb2 as thread_pb
 
-from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument
 from libs.identity import Principal, require_id
 from services.gateway import context as turn_context
@@ -45,10 +39,7 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
             raise InvalidArgument("messages", "at least one message is required")
         metadata = conversions.thread_metadata(request.thread_metadata, "thread_metadata")
         await self._threads.ensure(principal, thread_id, metadata)
-        async with upstream("journal"):
-            journal = await self._upstreams.journal.for_thread(principal.account_id, thread_id)
-            reply = await journal.Append(journal_pb.AppendRequest(
-                principal=principal.to_proto(), thread_id=thread_id, messages=request.messages))
+        reply = await self._upstreams.journal.append(principal, thread_id, request.messages)
         return pb.AppendMessagesResponse(offsets=[r.offset for r in reply.results])
 
     async def BuildContext(self, request: pb.BuildContextRequest,
@@ -118,17 +109,12 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         thread_id = conversions.thread_id(request.thread_id)
         await self._threads.require(principal, thread_id)
         upstreams = self._upstreams
-        scope: dict[str, Any] = {"principal": principal.to_proto(), "thread_id": thread_id}
         try:  # first the authority, so nothing new is derived from the thread
-            async with upstream("journal"):
-                journal = await upstreams.journal.for_thread(principal.account_id, thread_id)
-                await journal.PurgeThread(journal_pb.PurgeThreadRequest(**scope))
+            await upstreams.journal.purge_thread(principal, thread_id)
         except DomainError as exc:
             if exc.code != grpc.StatusCode.NOT_FOUND:  # NOT_FOUND: it never had a message
                 raise
-        async with upstream("search"):
-            await upstreams.search.PurgeThread(search_pb.PurgeThreadRequest(**scope))
-        async with upstream("thread_memory"):
-            await upstreams.thread_memory.PurgeThread(thread_pb.PurgeThreadRequest(**scope))
+        await upstreams.search.purge_thread(principal, thread_id)
+        await upstreams.thread_memory.purge_thread(principal, thread_id)
         await self._threads.delete(principal, thread_id)
         return pb.PurgeThreadResponse()

@@ -42,7 +42,6 @@ from agentmemory.search.v1 import search_service_pb2 as search_pb
 from google.protobuf import json_format
 
 from libs import memory_names
-from libs.clients import upstream
 from libs.errors import DomainError, InvalidArgument, PermissionDenied, as_json
 from libs.identity import ID_PATTERN, Principal, require_id
 from services.gateway import callers
@@ -182,8 +181,7 @@ async def _store(upstreams: Upstreams, call: Call) -> dict[str, Any]:
         request_id=call.request_id)
     if "importance" in a:
         request.importance = float(a["importance"])
-    async with upstream("agent_memory"):
-        reply = await upstreams.agent_memory.Store(request)
+    reply = await upstreams.agent_memory.store(request)
     used = memory_names.visibility_name(reply.visibility)
     result = {"stored": True, "key": reply.entry.key, "visibility": used,
               "unchanged": reply.unchanged, "replaced": reply.replaced}
@@ -197,13 +195,12 @@ async def _store(upstreams: Upstreams, call: Call) -> dict[str, Any]:
 
 async def _recall(upstreams: Upstreams, call: Call) -> dict[str, Any]:
     a = call.arguments
-    async with upstream("agent_memory"):
-        reply = await upstreams.agent_memory.Recall(memory_pb.RecallRequest(
-            principal=call.principal.to_proto(), query=a["query"],
-            limit=min(int(a.get("limit", 0)), RECALL_LIMIT_CAP),
-            categories=[memory_names.category(c, f"arguments.categories[{i}]")
-                        for i, c in enumerate(a.get("categories", []))],
-            rerank=bool(a.get("rerank", False))))
+    reply = await upstreams.agent_memory.recall(memory_pb.RecallRequest(
+        principal=call.principal.to_proto(), query=a["query"],
+        limit=min(int(a.get("limit", 0)), RECALL_LIMIT_CAP),
+        categories=[memory_names.category(c, f"arguments.categories[{i}]")
+                    for i, c in enumerate(a.get("categories", []))],
+        rerank=bool(a.get("rerank", False))))
     return {"entries": [_recalled(r) for r in reply.entries], "fallback": reply.fallback,
             "reranked": reply.reranked}
 
@@ -220,10 +217,9 @@ def _recalled(recalled: memory_pb.RecalledEntry) -> dict[str, Any]:
 
 
 async def _forget(upstreams: Upstreams, call: Call) -> dict[str, Any]:
-    async with upstream("agent_memory"):
-        reply = await upstreams.agent_memory.Forget(memory_pb.ForgetRequest(
-            principal=call.principal.to_proto(), key=call.arguments["key"],
-            request_id=call.request_id))
+    reply = await upstreams.agent_memory.forget(memory_pb.ForgetRequest(
+        principal=call.principal.to_proto(), key=call.arguments["key"],
+        request_id=call.request_id))
     return {"forgotten": reply.forgotten}
 
 
@@ -242,8 +238,7 @@ async def _search(upstreams: Upstreams, call: Call) -> dict[str, Any]:
         thread_id=call.thread_id or "" if scope == "current_thread" else "",
         limit=int(a.get("limit", 0)), summarize=bool(a.get("summarize", True)),
         mode=_SEARCH_MODES[a.get("mode", "hybrid")], rerank=bool(a.get("rerank", False)))
-    async with upstream("search"):
-        reply = await upstreams.search.SearchMessages(request)
+    reply = await upstreams.search.search_messages(request)
     return {"hits": [{"thread_id": h.thread_id, "message_id": h.message_id, "offset": h.offset,
                       "role": "user" if h.role == 1 else "assistant", "snippet": h.snippet,
                       "time": h.created_at.ToJsonString(), "score": round(h.score, 6)}
@@ -259,11 +254,10 @@ async def _view(upstreams: Upstreams, call: Call) -> dict[str, Any]:
     a = call.arguments
     thread_id = (require_id(a["thread_id"], "arguments.thread_id") if "thread_id" in a
                  else call.thread_id)
-    async with upstream("search"):
-        reply = await upstreams.search.ViewToolCall(search_pb.ViewToolCallRequest(
-            principal=call.principal.to_proto(), surface=call.surface,
-            tool_call_id=a["tool_call_id"], thread_id=thread_id or "",
-            offset=int(a.get("offset", 0)), length=int(a.get("length", 0))))
+    reply = await upstreams.search.view_tool_call(search_pb.ViewToolCallRequest(
+        principal=call.principal.to_proto(), surface=call.surface,
+        tool_call_id=a["tool_call_id"], thread_id=thread_id or "",
+        offset=int(a.get("offset", 0)), length=int(a.get("length", 0))))
     return {"data": reply.data.decode(errors="replace"), "offset": int(a.get("offset", 0)),
             "next_offset": reply.next_offset, "total_size": reply.total_size,
             "has_more": reply.has_more}
@@ -302,9 +296,8 @@ async def _search_memory(upstreams: Upstreams, call: Call) -> dict[str, Any]:
 async def _explain_memory(upstreams: Upstreams, call: Call) -> dict[str, Any]:
     """Seed 002's explain_memory: a memory's source, provenance, versions, supersede
     links and audit trail (the library's ExplainMemory), zero values included."""
-    async with upstream("agent_memory"):
-        reply = await upstreams.agent_memory.ExplainMemory(memory_pb.ExplainMemoryRequest(
-            principal=call.principal.to_proto(), memory_id=call.arguments["memoryId"]))
+    reply = await upstreams.agent_memory.explain_memory(memory_pb.ExplainMemoryRequest(
+        principal=call.principal.to_proto(), memory_id=call.arguments["memoryId"]))
     return json_format.MessageToDict(reply, always_print_fields_with_no_presence=True)
 
 

@@ -3,7 +3,7 @@ fencing, shut down.
 
 Health: the process reports SERVING under the empty name and the service's name
 while it can answer (a standby does too), and SERVING under each shard's name
-(``libs.journal_client.shard_health_name``) while it holds that shard: clients
+(``libs.clients.journal.shard_health_name``) while it holds that shard: clients
 route by the latter. Without leases, a fenced or failed shard turns the whole
 process NOT_SERVING for good (it must be restarted); with leases, the shard
 alone stops and the process stands by for it again.
@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 from agentmemory.journal.v1 import journal_service_pb2, journal_service_pb2_grpc
 
 from libs import tasks
-from libs.journal_client import shard_health_name
+from libs.clients.journal import shard_health_name
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
 from services.journal.journal import Journal, ShardOpener

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from agentmemory.common.v1 import principal_pb2, run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as pb
-from google.protobuf import timestamp_pb2
 
 from libs import page_tokens
+from libs.conversions import from_milliseconds
 from libs.errors import InvalidArgument
 from libs.identity import require_id
 from services.journal.runs import CALLER_OUTCOMES, Boundary, BoundaryKind, Outcome, RunRecord
@@ -118,20 +118,14 @@ def caller_outcome(value: int) -> Outcome:
     return found
 
 
-def _time(ms: int) -> timestamp_pb2.Timestamp:
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromMilliseconds(ms)
-    return stamp
-
-
 def run(thread_id: str, record: RunRecord) -> run_pb2.Run:
     found = run_pb2.Run(
         thread_id=thread_id, run_id=record.run_id, after_offset=record.after_offset,
-        last_offset=record.last_offset, start_time=_time(record.started_ms),
+        last_offset=record.last_offset, start_time=from_milliseconds(record.started_ms),
         state=run_pb2.RUN_STATE_OPEN if record.open else run_pb2.RUN_STATE_FINISHED)
     if record.outcome is not None and record.finished_ms is not None:  # finished
         found.outcome = _OUTCOMES[record.outcome]
-        found.finish_time.CopyFrom(_time(record.finished_ms))
+        found.finish_time.CopyFrom(from_milliseconds(record.finished_ms))
     return found
 
 

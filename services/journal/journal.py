@@ -19,9 +19,9 @@ from typing import cast
 from agentmemory.common.v1 import message_pb2
 
 from libs import tokens
+from libs.clients.journal import shard_of
 from libs.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from libs.identity import Principal
-from libs.journal_client import shard_of
 from services.journal import uniffi_speedup
 from services.journal.keys import ThreadRef
 from services.journal.object_store import build_object_store

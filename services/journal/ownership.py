@@ -13,7 +13,7 @@ standbys. The cycle:
    acknowledged. The lease is renewed from the moment it is taken, also while
    the shard opens.
 3. Serve: the shard is attached to the journal and its health name
-   (``libs.journal_client.shard_health_name``) reports SERVING, which is how
+   (``libs.clients.journal.shard_health_name``) reports SERVING, which is how
    clients find the writer.
 4. Stop serving at once when the lease is lost (another process took it, or it
    could not be renewed within its time to live) or the shard fails (fenced,

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from agentmemory.search.v1 import search_service_pb2, search_service_pb2_grpc
 
 from libs import tasks
+from libs.clients.journal import JournalClient
 from libs.embeddings import LocalEmbedder, build_embedder
-from libs.journal_client import JournalReader
 from libs.model import chat_model
 from libs.reranker import local_reranking
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
@@ -72,7 +72,7 @@ async def running(config: SearchConfig) -> AsyncIterator[Running]:
         stack.callback(tracing.close)
         clickhouse = build_clickhouse(config.clickhouse)
         stack.push_async_callback(clickhouse.close)
-        journal = JournalReader(config.dependencies.journal_address,
+        journal = JournalClient(config.dependencies.journal_address,
                                 internal_token=config.process.internal.token,
                                 interceptors=tracing.client_interceptors())
         stack.push_async_callback(journal.close)

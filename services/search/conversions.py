@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from agentmemory.common.v1 import message_pb2, principal_pb2
 from agentmemory.search.v1 import search_service_pb2 as pb
-from google.protobuf import timestamp_pb2
 
 from libs import limits
+from libs.conversions import from_milliseconds
 from libs.errors import InvalidArgument, PermissionDenied
 from libs.identity import require_id
 from services.search.search import Mode, Result, Scope, ThreadSummary
@@ -67,7 +67,7 @@ def response(result: Result, summaries: list[ThreadSummary]) -> pb.SearchMessage
     return pb.SearchMessagesResponse(
         hits=[pb.SearchHit(thread_id=h.thread_id, message_id=h.message_id, offset=h.offset,
                            role=_ROLES[h.role], snippet=h.snippet,
-                           created_at=_timestamp(h.created_at_ms), score=h.score)
+                           created_at=from_milliseconds(h.created_at_ms), score=h.score)
               for h in result.hits],
         summaries=[pb.ThreadMatchSummary(thread_id=s.thread_id, summary=s.summary,
                                          generator=s.generator) for s in summaries],
@@ -75,6 +75,3 @@ def response(result: Result, summaries: list[ThreadSummary]) -> pb.SearchMessage
     )
 
 
-def _timestamp(milliseconds: int) -> timestamp_pb2.Timestamp:
-    return timestamp_pb2.Timestamp(seconds=milliseconds // 1000,
-                                   nanos=(milliseconds % 1000) * 1_000_000)

@@ -45,10 +45,10 @@ from typing import Any
 
 import cachetools
 
+from libs.clients.journal import JournalClient
 from libs.embeddings import Embedder
 from libs.errors import Unavailable
 from libs.feed import FeedFollower
-from libs.journal_client import JournalReader
 from services.search import tenancy
 from services.search import terms as analyzer
 from services.search.cells import Cells, slug
@@ -222,7 +222,7 @@ class DenseIndex:
 class DenseProjector:
     """Embeds every projected message, in feed order, on a cursor of its own."""
 
-    def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str,
+    def __init__(self, journal: JournalClient, clickhouse: ClickHouse, database: str,
                  index: DenseIndex, journal_sequences: JournalSequences, batch: int,
                  embedded: Callable[[str, str, Sequence[tuple]], None] = lambda *_: None,
                  ) -> None:

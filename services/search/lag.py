@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from libs.clients.journal import JournalClient
 from libs.errors import DomainError
-from libs.journal_client import JournalReader
 from libs.pacing import IdleBackoff
 
 REFRESH_SECONDS = 5.0
@@ -34,7 +34,7 @@ class JournalSequences:
     while it moves (or cannot be read), then less and less often while it stands still,
     at least every IDLE_REFRESH_SECONDS."""
 
-    journal: JournalReader
+    journal: JournalClient
     sequences: dict[int, int] = field(default_factory=dict)
 
     async def refresh(self) -> None:

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 
 from agentmemory.common.v1 import message_pb2
 
+from libs.clients.journal import JournalClient
 from libs.feed import FeedFollower
-from libs.journal_client import JournalReader
 from services.search import tenancy
 from services.search import terms as analyzer
 from services.search.clickhouse import ClickHouse
@@ -106,7 +106,7 @@ class ThreadTotals:
 
 
 class Projector:
-    def __init__(self, journal: JournalReader, clickhouse: ClickHouse, database: str,
+    def __init__(self, journal: JournalClient, clickhouse: ClickHouse, database: str,
                  journal_sequences: JournalSequences,
                  projected: Callable[[str, str, Sequence[tuple]], None] = lambda *_: None,
                  ) -> None:

@@ -8,9 +8,9 @@ import contextlib
 from agentmemory.search.v1 import search_service_pb2 as pb
 from agentmemory.search.v1 import search_service_pb2_grpc as pb_grpc
 
+from libs.clients.journal import JournalClient
 from libs.errors import DomainError
 from libs.identity import parse_principal, require_id
-from libs.journal_client import JournalReader
 from services.search import conversions
 from services.search.dense import DenseProjector
 from services.search.lag import JournalSequences, ShardLag
@@ -21,7 +21,7 @@ SEQUENCES_TIMEOUT_SECONDS = 1.0
 
 
 class SearchServicer(pb_grpc.SearchServiceServicer):
-    def __init__(self, searcher: Searcher, journal: JournalReader, projector: Projector,
+    def __init__(self, searcher: Searcher, journal: JournalClient, projector: Projector,
                  dense: DenseProjector | None, engine: str,
                  sequences: JournalSequences) -> None:
         self._searcher = searcher

@@ -13,7 +13,7 @@ Modules:
 - ``coordination``: every Redis key (cache, lock, counters, flush guard), all of
   them a cache or short-lived coordination;
 - ``cached_summaries``: the current summary, from the cache or the store;
-- ``upstreams``: the agent-memory client;
+- ``upstreams``: what the flush sends agent memory (through ``libs.clients``);
 - ``summarizer``, ``facts``: the model-backed and offline summarizer and fact
   extractor, with their versioned prompts in ``prompts/``;
 - ``jobs``: the summarization job and its scheduler;

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2, thread_memory_service_pb2_grpc
 
 from libs import tasks
-from libs.journal_client import JournalReader
+from libs.clients.agent_memory import AgentMemoryClient
+from libs.clients.journal import JournalClient
 from libs.model import chat_model
 from libs.object_store import ObjectStore, build_object_store
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
@@ -26,7 +27,6 @@ from services.thread_memory.servicer import ThreadMemoryServicer
 from services.thread_memory.settings import ThreadMemoryConfig
 from services.thread_memory.summaries import SummaryStore, unavailable
 from services.thread_memory.summarizer import ModelSummarizer, OfflineSummarizer
-from services.thread_memory.upstreams import AgentMemoryWriter
 
 logger = logging.getLogger(__name__)
 
@@ -64,12 +64,12 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
         stack.push_async_callback(objects.close)
         coordination = Coordination.connect(dependencies.redis_url)
         stack.push_async_callback(coordination.close)
-        journal = JournalReader(dependencies.journal_address, internal_token=token,
+        journal = JournalClient(dependencies.journal_address, internal_token=token,
                                 interceptors=tracing.client_interceptors())
         stack.push_async_callback(journal.close)
         memory = None
         if dependencies.agent_memory_address:
-            memory = AgentMemoryWriter(dependencies.agent_memory_address, internal_token=token,
+            memory = AgentMemoryClient(dependencies.agent_memory_address, internal_token=token,
                                        interceptors=tracing.client_interceptors())
             stack.push_async_callback(memory.close)
         summarization = Summarization(

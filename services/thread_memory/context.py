@@ -22,9 +22,9 @@ import logging
 from agentmemory.common.v1 import message_pb2
 from google.protobuf import struct_pb2
 
+from libs.clients.journal import JournalClient
 from libs.errors import NotFound, Unavailable
 from libs.identity import Principal
-from libs.journal_client import JournalReader
 from services.thread_memory.cached_summaries import CachedSummaries
 from services.thread_memory.coordination import Coordination
 from services.thread_memory.jobs import JobTarget, Scheduler
@@ -41,7 +41,7 @@ def leaves_a_gap(messages: list[message_pb2.Message], summary: Summary | None) -
 
 
 class ThreadContext:
-    def __init__(self, journal: JournalReader, summaries: CachedSummaries,
+    def __init__(self, journal: JournalClient, summaries: CachedSummaries,
                  coordination: Coordination, scheduler: Scheduler) -> None:
         self._journal = journal
         self._summaries = summaries

@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 import logging
 
+from libs.clients.journal import JournalClient
 from libs.feed import FeedFollower
 from libs.identity import Principal
-from libs.journal_client import JournalReader
 from libs.object_store import ObjectStore, WriteConflict
 from services.thread_memory.cached_summaries import CachedSummaries
 from services.thread_memory.coordination import Coordination
@@ -77,7 +77,7 @@ class ObjectStoreCursors:
 
 
 class FeedCounter:
-    def __init__(self, journal: JournalReader, coordination: Coordination,
+    def __init__(self, journal: JournalClient, coordination: Coordination,
                  summaries: CachedSummaries, objects: ObjectStore, scheduler: Scheduler) -> None:
         self._journal = journal
         self._coordination = coordination

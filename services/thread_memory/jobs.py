@@ -32,16 +32,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from libs import tokens
+from libs.clients.agent_memory import AgentMemoryClient
+from libs.clients.journal import JournalClient
 from libs.errors import DomainError
 from libs.identity import Principal
-from libs.journal_client import JournalReader
 from libs.object_store import WriteConflict
 from services.thread_memory.coordination import Coordination
 from services.thread_memory.facts import FactExtractor
 from services.thread_memory.summaries import Summary, SummaryStore, ThreadKey
 from services.thread_memory.summarizer import Summarizer
 from services.thread_memory.thresholds import Backlog
-from services.thread_memory.upstreams import AgentMemoryWriter, owner
+from services.thread_memory.upstreams import flushed, memory_bound, owner
 
 logger = logging.getLogger(__name__)
 
@@ -83,9 +84,9 @@ class Outcome:
 
 
 class Summarization:
-    def __init__(self, *, journal: JournalReader, summaries: SummaryStore,
+    def __init__(self, *, journal: JournalClient, summaries: SummaryStore,
                  coordination: Coordination, summarizer: Summarizer, facts: FactExtractor,
-                 memory: AgentMemoryWriter | None) -> None:
+                 memory: AgentMemoryClient | None) -> None:
         self._journal = journal
         self._summaries = summaries
         self._coordination = coordination
@@ -157,7 +158,7 @@ class Summarization:
         if self._memory is None:
             return 0
         try:
-            if not await self._memory.memory_bound(thread_owner):
+            if not await memory_bound(self._memory, thread_owner):
                 return 0
             done = await self._coordination.flushed_through(target.key)
             fresh = [m for m in messages if m.offset > done]
@@ -167,8 +168,8 @@ class Summarization:
             stored = 0
             for fact in facts:
                 try:
-                    await self._memory.store(thread_owner, fact, target.thread_id,
-                                             [m.id for m in fresh])
+                    await self._memory.store(flushed(thread_owner, fact, target.thread_id,
+                                                     [m.id for m in fresh]))
                     stored += 1
                 except DomainError as exc:  # screening, capacity: skip this fact
                     logger.info("flushed fact %r not stored: %s", fact.key, exc.message)

@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator
 import asyncpg
 import grpc
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
-from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as memory_grpc
 from agentmemory.common.v1 import principal_pb2
 from agentmemory.gateway.v1 import gateway_service_pb2 as pb
 from agentmemory.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
@@ -25,6 +24,7 @@ from agentmemory.gateway.v1 import memory_library_service_pb2_grpc as library_gr
 from google.protobuf import field_mask_pb2, struct_pb2
 
 from libs import clients
+from libs.clients.agent_memory import AgentMemoryClient
 from libs.identity import Principal
 from libs.settings import Secret
 from services.agent_memory.memories.store.pinned_changes import CHANNEL
@@ -276,39 +276,42 @@ async def test_private_memories_stay_with_their_user_through_the_cache(platform)
 
 
 @contextlib.asynccontextmanager
-async def agent_memory_stub(platform) -> AsyncIterator[memory_grpc.AgentMemoryServiceStub]:
+async def agent_memory_client(platform) -> AsyncIterator[AgentMemoryClient]:
     token = platform.services["agent_memory"].env.get("INTERNAL_AUTH_TOKEN", "")
-    async with clients.channel(platform.addresses["agent_memory"], default_timeout=30,
-                               internal_token=Secret(token)) as channel:
-        yield memory_grpc.AgentMemoryServiceStub(channel)
+    client = AgentMemoryClient(platform.addresses["agent_memory"], timeout=30,
+                               internal_token=Secret(token))
+    try:
+        yield client
+    finally:
+        await client.close()
 
 
 class Delayed:
     """Agent memory's real answers, held back until ``release`` (a slow network)."""
 
-    def __init__(self, stub) -> None:
-        self._stub = stub
+    def __init__(self, client: AgentMemoryClient) -> None:
+        self._client = client
         self.answered = asyncio.Event()
         self.release = asyncio.Event()
 
-    async def ListPinned(self, request):
-        reply = await self._stub.ListPinned(request)
+    async def list_pinned(self, request):
+        reply = await self._client.list_pinned(request)
         self.answered.set()
         await self.release.wait()
         return reply
 
-    def WatchPinnedChanges(self, request, **kwargs):
-        return self._stub.WatchPinnedChanges(request, **kwargs)
+    def watch_pinned_changes(self, timeout: float):
+        return self._client.watch_pinned_changes(timeout)
 
 
 async def test_an_answer_read_before_a_change_is_not_kept(platform):
     async with clients.channel(platform.gateway, default_timeout=30) as channel, \
-            agent_memory_stub(platform) as stub:
+            agent_memory_client(platform) as agent_memory:
         acme = Account(platform, channel)
         await acme.remember("fruit", "The user likes apples.")
         ana = Principal(acme.name, AGENT, "u1", "default")
         cache = PinnedCache(max_age_seconds=60, retry_seconds=0.1)
-        delayed = Delayed(stub)
+        delayed = Delayed(agent_memory)
         async with cache.watching(delayed):
             await eventually(lambda: _true(cache.subscribed))
             reading = asyncio.create_task(cache.list_pinned(delayed, ana))
@@ -320,12 +323,12 @@ async def test_an_answer_read_before_a_change_is_not_kept(platform):
             delayed.release.set()
             assert "apples" in (await reading).entries[0].content
             assert cache.kept_pinned(ana) is None  # read before the change: not kept
-            fresh = await cache.list_pinned(stub, ana)
+            fresh = await cache.list_pinned(agent_memory, ana)
             assert "pears" in fresh.entries[0].content
             # And an answer read after the change is kept.
             await sql(platform, "UPDATE memory_entries SET content = 'The user likes plums.'"
                       " WHERE account_id = $1", acme.name, announced=False)
-            assert "pears" in (await cache.list_pinned(stub, ana)).entries[0].content
+            assert "pears" in (await cache.list_pinned(agent_memory, ana)).entries[0].content
 
 
 async def _true(value: bool) -> bool:

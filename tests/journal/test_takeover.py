@@ -9,16 +9,17 @@ import time
 
 import grpc
 import pytest
-from agentmemory.journal.v1 import journal_service_pb2 as pb
 
-from libs.errors import error_details
+from libs.clients.journal import JournalClient, shard_health_name
+from libs.errors import DomainError
 from libs.healthcheck import is_serving
-from libs.journal_client import JournalShards, shard_health_name
-from testkit.journal_client import message, principal
+from libs.identity import Principal
+from testkit.journal_client import message
 from testkit.journal_process import JournalProcess
 
 LEASE = 1.0
 THREADS = ("t0", "t1", "t2")
+OWNER = Principal("acme", "helper", None, "default")  # testkit.journal_client.principal()
 
 
 @pytest.fixture
@@ -42,8 +43,8 @@ class Appender:
     """Appends one message at a time to each thread through the production client;
     records every acknowledgement and every error."""
 
-    def __init__(self, shards: JournalShards) -> None:
-        self._stub = shards.shard(0)
+    def __init__(self, journal: JournalClient) -> None:
+        self._journal = journal
         self.acked: dict[tuple[str, str], int] = {}
         self.errors: list = []
         self.stop = asyncio.Event()
@@ -53,25 +54,22 @@ class Appender:
         while not self.stop.is_set():
             message_id = f"{thread}-{i}"
             try:
-                reply = await self._stub.Append(pb.AppendRequest(
-                    principal=principal(), thread_id=thread, messages=[message(message_id)]),
-                    timeout=10)
-            except grpc.aio.AioRpcError as exc:
-                self.errors.append(error_details(exc))
+                reply = await self._journal.append(OWNER, thread,
+                                                   [message(message_id)])
+            except DomainError as exc:
+                self.errors.append(exc)
                 await asyncio.sleep(0.05)
                 continue  # the same id again: idempotent
             self.acked[(thread, message_id)] = reply.results[0].offset
             i += 1
 
 
-async def check_stored(shards: JournalShards, acked: dict[tuple[str, str], int]) -> None:
-    stub = shards.shard(0)
+async def check_stored(journal: JournalClient, acked: dict[tuple[str, str], int]) -> None:
     for thread in THREADS:
-        reply = await stub.ReadRange(pb.ReadRangeRequest(principal=principal(), thread_id=thread,
-                                                         page_size=1000), timeout=10)
-        offsets = [m.offset for m in reply.messages]
+        messages = await journal.read_range(OWNER, thread, 1, 1000)
+        offsets = [m.offset for m in messages]
         assert offsets == list(range(1, len(offsets) + 1))
-        stored = {(thread, m.id): m.offset for m in reply.messages}
+        stored = {(thread, m.id): m.offset for m in messages}
         assert {k: v for k, v in acked.items() if k[0] == thread}.items() <= stored.items()
 
 
@@ -82,8 +80,8 @@ async def test_a_standby_takes_over_a_killed_writer_and_every_acknowledged_messa
     try:
         await wait_for_writer(writer)
         await asyncio.to_thread(standby.start)
-        shards = JournalShards(f"{writer.address},{standby.address}")
-        appender = Appender(shards)
+        journal = JournalClient(f"{writer.address},{standby.address}", timeout=10)
+        appender = Appender(journal)
         tasks = [asyncio.create_task(appender.run(t)) for t in THREADS]
         while len(appender.acked) < 30:
             await asyncio.sleep(0.05)
@@ -99,18 +97,17 @@ async def test_a_standby_takes_over_a_killed_writer_and_every_acknowledged_messa
         # Noticed after a lease without change (plus a poll), opened, serving.
         assert takeover < LEASE + 10
         assert {e.code for e in appender.errors} <= {grpc.StatusCode.UNAVAILABLE}
-        await check_stored(shards, appender.acked)
+        await check_stored(journal, appender.acked)
 
         restarted = JournalProcess(lease_env, tmp_path / "restarted.log")
         await asyncio.to_thread(restarted.start)  # a restarted writer waits as a standby
         await asyncio.sleep(LEASE * 3)
         await wait_for_writer(standby, timeout=10)  # still serving (a probe may time out)
         assert not await asyncio.to_thread(holds, restarted)
-        reply = await shards.shard(0).Append(pb.AppendRequest(
-            principal=principal(), thread_id="t0", messages=[message("after")]), timeout=10)
+        reply = await journal.append(OWNER, "t0", [message("after")])
         assert reply.results[0].offset == sum(1 for t, _ in appender.acked if t == "t0") + 1
         restarted.kill()
-        await shards.close()
+        await journal.close()
     finally:
         writer.kill()
         standby.kill()
@@ -139,8 +136,8 @@ async def test_a_paused_writer_is_taken_over_and_never_acknowledges_afterwards(
     env = {**local_store_env, "JOURNAL_LEASE_SECONDS": str(LEASE)}
     writer = JournalProcess(env, tmp_path / "writer.log").start()
     standby = JournalProcess(env, tmp_path / "standby.log")
-    direct = JournalShards(writer.address)  # clients that still reach the old writer
-    both = JournalShards(f"{writer.address},{standby.address}")
+    direct = JournalClient(writer.address, timeout=10)  # clients still reaching the old writer
+    both = JournalClient(f"{writer.address},{standby.address}", timeout=10)
     try:
         await wait_for_writer(writer)
         await asyncio.to_thread(standby.start)
@@ -150,8 +147,7 @@ async def test_a_paused_writer_is_taken_over_and_never_acknowledges_afterwards(
             await asyncio.sleep(0.02)
         writer.process.send_signal(signal.SIGSTOP)  # hung, not dead: its appends wait
         await wait_for_writer(standby)
-        fresh = await both.shard(0).Append(pb.AppendRequest(
-            principal=principal(), thread_id="t1", messages=[message("new-writer")]), timeout=10)
+        fresh = await both.append(OWNER, "t1", [message("new-writer")])
         writer.process.send_signal(signal.SIGCONT)
         await asyncio.sleep(LEASE * 2)  # the old writer runs again, and sees its lease gone
         stale.stop.set()

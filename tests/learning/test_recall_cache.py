@@ -10,11 +10,13 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+import pytest
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import learning_service_pb2 as pb
 from agentmemory.common.v1 import run_pb2
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 
+from libs.clients.agent_memory import AgentMemoryClient
 from services.agent_memory.learning.procedures import HEADER, collection
 from services.gateway.pinned import PinnedCache
 from testkit.pinned_changes import all_heard
@@ -26,22 +28,30 @@ TASK = "Book me a flight to Porto on Friday"
 
 
 class Counting:
-    """The real LearningService stub, counting the recalls that reach agent memory."""
+    """The real agent-memory client, counting the recalls that reach agent memory."""
 
-    def __init__(self, stub) -> None:
-        self._stub = stub
+    def __init__(self, client: AgentMemoryClient) -> None:
+        self._client = client
         self.calls = 0
 
-    async def RecallProcedures(self, request):
+    async def recall_procedures(self, request):
         self.calls += 1
-        return await self._stub.RecallProcedures(request)
+        return await self._client.recall_procedures(request)
 
+
+
+@pytest.fixture
+async def agent_memory(learning) -> AsyncIterator[AgentMemoryClient]:
+    """The gateway's client of the agent memory under test."""
+    client = AgentMemoryClient(f"127.0.0.1:{learning.service.server.port}", timeout=60)
+    yield client
+    await client.close()
 
 
 @contextlib.asynccontextmanager
-async def cache_of(learning) -> AsyncIterator[PinnedCache]:
+async def cache_of(agent_memory: AgentMemoryClient) -> AsyncIterator[PinnedCache]:
     cache = PinnedCache(max_age_seconds=60, retry_seconds=0.1)
-    async with cache.watching(learning.memory):
+    async with cache.watching(agent_memory):
         await eventually(lambda: _async(cache.subscribed))
         yield cache
 
@@ -66,9 +76,9 @@ async def sql(learning, statement: str, *args, announced: bool = True) -> None:
 
 
 async def test_a_recall_is_asked_once_per_run_and_served_until_what_it_shows_changes(
-        learning):
-    stub = Counting(learning.stub)
-    async with cache_of(learning) as cache:
+        learning, agent_memory):
+    stub = Counting(agent_memory)
+    async with cache_of(agent_memory) as cache:
         async def shown(request=None) -> str:
             return await cache.past_runs(stub, request or asking())
 
@@ -121,23 +131,23 @@ async def test_a_recall_is_asked_once_per_run_and_served_until_what_it_shows_cha
         assert await eventually(lambda: _equals(shown(), ""), timeout=15) < 10
 
 
-async def test_memory_turned_off_empties_the_next_recall(learning):
+async def test_memory_turned_off_empties_the_next_recall(learning, agent_memory):
     await record(learning)
-    async with cache_of(learning) as cache:
-        assert HEADER in await cache.past_runs(learning.stub, asking())
+    async with cache_of(agent_memory) as cache:
+        assert HEADER in await cache.past_runs(agent_memory, asking())
         await learning.memory.UpdateAccountSettings(memory_pb.UpdateAccountSettingsRequest(
             principal=who(role=ADMIN), settings=memory_pb.AccountSettings(memory_enabled=False),
             update_mask={"paths": ["memory_enabled"]}))
-        assert await eventually(lambda: _equals(cache.past_runs(learning.stub, asking()), ""))
+        assert await eventually(lambda: _equals(cache.past_runs(agent_memory, asking()), ""))
 
 
-async def test_an_answer_made_without_the_index_is_not_kept(learning):
+async def test_an_answer_made_without_the_index_is_not_kept(learning, agent_memory):
     await record(learning)
     index = learning.service.index
     name = collection("acme", "default",
                       learning.service.learning.service._procedures._embedder)
-    stub = Counting(learning.stub)
-    async with cache_of(learning) as cache:
+    stub = Counting(agent_memory)
+    async with cache_of(agent_memory) as cache:
         await asyncio.to_thread(index._shards[name].handle.close)  # the index fails
         direct = await learning.stub.RecallProcedures(asking())
         assert direct.partial and not direct.procedures  # indexed: not compared directly
@@ -148,22 +158,22 @@ async def test_an_answer_made_without_the_index_is_not_kept(learning):
         assert HEADER in await cache.past_runs(stub, asking()) and stub.calls == 3  # kept
 
 
-async def test_no_answer_serves_another_account_agent_or_person(learning):
+async def test_no_answer_serves_another_account_agent_or_person(learning, agent_memory):
     """The same request but for the principal: each sees only what it may."""
     await record(learning)  # Ana's own thread at acme: hers alone
     trains = [call("s9", "search_trains", '{"to": "OPO"}', result="2 trains"),
               call("b9", "book_train", '{"train": "AP120"}', result="booked AP120")]
     for principal in (who(account="globex"), who(agent="planner")):
         await learning.run("t", tool_turn("y", TASK, trains), principal=principal)
-    async with cache_of(learning) as cache:
+    async with cache_of(agent_memory) as cache:
         for _ in range(2):  # the second round from the cache
-            ana = await cache.past_runs(learning.stub, asking())
+            ana = await cache.past_runs(agent_memory, asking())
             assert "book_flight" in ana and "book_train" not in ana
             for principal in (who(account="globex"), who(agent="planner")):
-                theirs = await cache.past_runs(learning.stub, asking(principal))
+                theirs = await cache.past_runs(agent_memory, asking(principal))
                 assert "book_train" in theirs and "book_flight" not in theirs
             for principal in (who("bob"), who(account="initech"), who(agent="nobody")):
-                assert await cache.past_runs(learning.stub, asking(principal)) == ""
+                assert await cache.past_runs(agent_memory, asking(principal)) == ""
 
 
 async def _contains(answer, text: str) -> bool:

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 import grpc
 import pytest
 
 from libs import clients
-from libs.errors import Unavailable, error_details
+from libs.clients import ServiceClient
+from libs.errors import DomainError, InvalidArgument, Unavailable, error_details
 from libs.server import GrpcServer, ServerSettings, ServiceBinding
 from libs.settings import Secret
 
 CALL = "/test.Replica/Call"
 STREAM = "/test.Replica/Stream"
+SLOW = "/test.Replica/Slow"
 
 
 class Replica:
@@ -26,6 +29,7 @@ class Replica:
         handler = grpc.method_handlers_generic_handler("test.Replica", {
             "Call": grpc.unary_unary_rpc_method_handler(self._call),
             "Stream": grpc.unary_stream_rpc_method_handler(self._stream),
+            "Slow": grpc.unary_unary_rpc_method_handler(self._slow),
         })
         self.server = GrpcServer(ServerSettings(port=0, shutdown_grace_seconds=0),
                                  [ServiceBinding("test.Replica",
@@ -36,6 +40,10 @@ class Replica:
         self.calls += 1
         if self.error is not None:
             raise self.error
+        return self.name.encode()
+
+    async def _slow(self, request: bytes, context) -> bytes:
+        await asyncio.sleep(5)
         return self.name.encode()
 
     async def _stream(self, request: bytes, context):
@@ -123,3 +131,44 @@ async def test_streaming_calls_carry_the_internal_secret():
             assert await _call(channel) == "a"
     finally:
         await replica.server.stop()
+
+
+class _Awaiting(grpc.aio.UnaryUnaryClientInterceptor):
+    """An inner interceptor that awaits the call (as the gateway's ForgetOnWrite does), so
+    an error comes out of the continuation."""
+
+    async def intercept_unary_unary(self, continuation, client_call_details, request):
+        return await (await continuation(client_call_details, request))
+
+
+async def test_a_service_client_maps_a_unary_call_s_errors_and_leaves_streams_to_their_readers(
+        replicas):
+    """One interceptor maps every unary call (no call site maps errors):
+    the service's own error relayed, a deadline or an outage UNAVAILABLE naming the service
+    (the gRPC error kept as the cause); a stream's error stays gRPC's."""
+    a, _ = replicas
+    client = ServiceClient("replica", a.address, timeout=0.5, interceptors=[_Awaiting()])
+    try:
+        a.error = InvalidArgument("name", "required")
+        with pytest.raises(DomainError) as refused:
+            await _call(client.channel)
+        assert (refused.value.code, refused.value.reason) == (
+            grpc.StatusCode.INVALID_ARGUMENT, "INVALID_FIELD")
+        assert refused.value.field_violations() == [("name", "required")]
+
+        a.error = None
+        with pytest.raises(Unavailable) as late:
+            await client.channel.unary_unary(SLOW)(b"")
+        assert late.value.reason == "REPLICA_UNAVAILABLE"
+        assert late.value.__cause__.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+        await a.server.stop()
+        with pytest.raises(Unavailable) as down:
+            await _call(client.channel)
+        assert down.value.reason == "REPLICA_UNAVAILABLE"
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            [m async for m in client.channel.unary_stream(STREAM)(b"")]
+        assert ended.value.code() in (grpc.StatusCode.UNAVAILABLE,  # retried until the deadline
+                                      grpc.StatusCode.DEADLINE_EXCEEDED)
+    finally:
+        await client.close()

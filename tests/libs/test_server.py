@@ -93,16 +93,15 @@ async def test_a_relayed_capacity_refusal_stays_resource_exhausted(probe):
     """Only gRPC's own RESOURCE_EXHAUSTED (here a reply over the channel's size limit)
     means the service cannot answer; a capacity limit it reports is relayed as it is."""
     address, _ = probe
-    async with clients.channel(address) as channel:
+    mapped = [clients.ErrorMapping("probe")]
+    async with clients.channel(address, interceptors=mapped) as channel:
         with pytest.raises(errors.DomainError) as refused:
-            async with clients.upstream("probe"):
-                await _call(channel, "FailDomain")(b"")
+            await _call(channel, "FailDomain")(b"")
         assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert refused.value.reason == "CAPACITY_EXCEEDED"
-    async with clients.channel(address, max_message_bytes=2) as small:
+    async with clients.channel(address, max_message_bytes=2, interceptors=mapped) as small:
         with pytest.raises(errors.Unavailable) as unreachable:
-            async with clients.upstream("probe"):
-                await _call(small, "Log")(b"a request")
+            await _call(small, "Log")(b"a request")
         assert unreachable.value.reason == "PROBE_UNAVAILABLE"
 
 
@@ -136,9 +135,9 @@ async def test_an_error_of_any_size_reaches_the_client_as_itself(probe):
         assert len(details.message.encode()) <= errors.MAX_MESSAGE_BYTES
         assert next(iter(details.field_violations)).startswith("items[0].\U0001f600")
         assert details.metadata and len(details.metadata) < 50
+    async with clients.channel(address, interceptors=[clients.ErrorMapping("probe")]) as mapped:
         with pytest.raises(errors.DomainError) as relayed:  # and so is what a relay sends on
-            async with clients.upstream("probe"):
-                await _call(channel, "FailHuge")(b"")
+            await _call(mapped, "FailHuge")(b"")
         assert (relayed.value.code, relayed.value.reason) == (
             grpc.StatusCode.INVALID_ARGUMENT, "TOO_MUCH")
 

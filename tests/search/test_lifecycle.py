@@ -15,7 +15,7 @@ from testkit.ports import free_port
 from tests.search.conftest import search_env
 
 # In the order the app takes them; the last three start the change-feed followers.
-STEPS = ["Tracing", "build_clickhouse", "JournalReader", "chat_model", "build_embedder",
+STEPS = ["Tracing", "build_clickhouse", "JournalClient", "chat_model", "build_embedder",
          "spelling", "DenseIndex", "schema.create", "JournalSequences", "local_reranking",
          "Searcher", "Projector", "DenseProjector", "SearchServicer", "GrpcServer",
          "GrpcServer.start", "_following", "tasks.background", "report_health"]

@@ -8,7 +8,7 @@ import time
 from agentmemory.journal.v1 import journal_service_pb2 as journal_pb
 from agentmemory.search.v1 import search_service_pb2 as pb
 
-from libs.journal_client import JournalReader
+from libs.clients.journal import JournalClient
 from services.search import keyword, lag, schema
 from testkit.journal_client import message, principal
 from tests.search.conftest import search_env, start_search
@@ -75,7 +75,7 @@ async def test_the_journal_sequence_is_read_less_often_while_it_stands_still(loc
                                                                              monkeypatch):
     monkeypatch.setattr(lag, "REFRESH_SECONDS", 0.1)  # 5 s and 30 s in the service
     monkeypatch.setattr(lag, "IDLE_REFRESH_SECONDS", 10.0)
-    reader = JournalReader(local_journal.address)
+    reader = JournalClient(local_journal.address)
     reads: list[float] = []
     durable_sequences = reader.durable_sequences
 

@@ -16,7 +16,7 @@ from tests.thread_memory.conftest import thread_memory_env
 
 # In the order the app takes them; the feed counter starts after the job workers.
 STEPS = ["Tracing", "chat_model", "build_object_store", "Coordination.connect",
-         "JournalReader", "AgentMemoryWriter", "Summarization", "Scheduler", "CachedSummaries",
+         "JournalClient", "AgentMemoryClient", "Summarization", "Scheduler", "CachedSummaries",
          "FeedCounter", "ThreadMemoryServicer", "Scheduler.start", "tasks.background",
          "FeedCounter.run_forever", "GrpcServer", "GrpcServer.start"]
 

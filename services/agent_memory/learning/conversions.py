@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from uuid import UUID
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as memory_pb
 from agentmemory.agent_memory.v1 import learning_service_pb2 as pb
 from agentmemory.common.v1 import message_pb2
-from google.protobuf import struct_pb2, timestamp_pb2
 
 from libs import page_tokens
+from libs.conversions import struct, timestamp
 from libs.errors import InvalidArgument
 from libs.identity import require_id
 from services.agent_memory.learning.model import (
@@ -34,22 +33,6 @@ _SUGGESTION_KINDS = {k: getattr(pb, f"SUGGESTION_KIND_{k.name}") for k in Sugges
 _STATUSES = {s: getattr(pb, f"SUGGESTION_STATUS_{s.name}") for s in SuggestionStatus}
 _SKILLS = {s: getattr(pb, f"SKILL_STATE_{s.name}") for s in SkillState}
 RATINGS: dict[int, str] = {pb.RUN_RATING_THUMBS_UP: "up", pb.RUN_RATING_THUMBS_DOWN: "down"}
-
-
-def _time(value: datetime | None) -> timestamp_pb2.Timestamp | None:
-    if value is None:
-        return None
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(value)
-    return stamp
-
-
-def _struct(value: dict | None) -> struct_pb2.Struct | None:
-    if value is None:
-        return None
-    data = struct_pb2.Struct()
-    data.update(value)
-    return data
 
 
 def uuid_field(value: str, field: str) -> UUID:
@@ -104,7 +87,7 @@ def suggestion(value: Suggestion) -> pb.Suggestion:
         superseded_content=value.superseded_content,
         procedure_id=str(value.procedure_id or ""), memory_id=str(value.memory_id or ""),
         stored_content=value.stored_content, agent_id=value.agent_id, user_id=value.owner_user_id or "",
-        create_time=_time(value.created_at), decide_time=_time(value.decided_at),
+        create_time=timestamp(value.created_at), decide_time=timestamp(value.decided_at),
         decided_by=memory_conversions.author(value.decided_by) if value.decided_by else None)
 
 
@@ -118,8 +101,8 @@ def procedure(value: Procedure) -> pb.Procedure:
         thread_id=value.thread_id, run_id=value.run_id, turn_offset=value.turn_offset,
         successes=value.successes, thumbs_up=value.thumbs_up, thumbs_down=value.thumbs_down,
         recallable=value.recallable, skill_state=_SKILLS[value.skill_state],
-        create_time=_time(value.created_at), delete_time=_time(value.deleted_at),
-        purge_after=_time(value.purge_after))
+        create_time=timestamp(value.created_at), delete_time=timestamp(value.deleted_at),
+        purge_after=timestamp(value.purge_after))
 
 
 def recalled(recall: Recall) -> pb.RecallProceduresResponse:
@@ -133,24 +116,15 @@ def audit_record(value: LearningAudit) -> pb.LearningAuditRecord:
     return pb.LearningAuditRecord(
         id=value.id, action=getattr(pb, f"LEARNING_AUDIT_ACTION_{value.action.name}"),
         subject_id=str(value.subject_id or ""), actor=memory_conversions.author(value.actor),
-        time=_time(value.at), before=_struct(value.before), after=_struct(value.after))
+        time=timestamp(value.at), before=struct(value.before), after=struct(value.after))
 
 
-def time_position(token: str) -> tuple[datetime, UUID] | None:
-    if not token:
-        return None
-    state = page_tokens.decode(token)
-    try:
-        return datetime.fromisoformat(state["t"]), UUID(state["i"])
-    except (KeyError, TypeError, ValueError):
-        raise InvalidArgument("page_token", "not a token this call issued") from None
+time_position = page_tokens.time_position
 
 
 def time_token(items: list, created: str, size: int) -> str:
-    if len(items) < size:
-        return ""
-    last = items[-1]
-    return page_tokens.encode(t=getattr(last, created).isoformat(), i=str(last.id))
+    return page_tokens.next_token(
+        items, size, lambda last: page_tokens.time_token(getattr(last, created), last.id))
 
 
 # Audit pages: newest first, by record id (the same tokens as the memory audit's).

@@ -32,10 +32,10 @@ from datetime import UTC, timedelta
 
 from agentmemory.common.v1 import message_pb2, run_pb2
 
+from libs.clients.journal import JournalClient
 from libs.errors import DomainError
 from libs.feed import FeedFollower
 from libs.identity import Principal
-from libs.journal_client import JournalReader
 from libs.pacing import IdleBackoff
 from services.agent_memory import safety
 from services.agent_memory.learning import capture
@@ -85,7 +85,7 @@ def _run_key(run: FinishedRun):
 
 
 class Learner:
-    def __init__(self, *, store: LearningStore, journal: JournalReader, memory,
+    def __init__(self, *, store: LearningStore, journal: JournalClient, memory,
                  extractor: Extractor, suggestions: Suggestions, procedures: Procedures,
                  credentials: CredentialHolder, clock, episodes: EpisodeSink | None = None,
                  retry_seconds: float = 30.0) -> None:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from agentmemory.agent_memory.v1 import learning_service_pb2, learning_service_pb2_grpc
 
+from libs.clients.journal import JournalClient
 from libs.feed import FeedFollower
-from libs.journal_client import JournalReader
 from libs.model import chat_model
 from libs.server import ServiceBinding
 from libs.tasks import Loops
@@ -71,7 +71,7 @@ async def learning(config, repository, memory, index, embedder, clock, tracing,
             stack.push_async_callback(model.close)
         learner = follower = None
         if settings.journal_address:
-            journal = JournalReader(settings.journal_address,
+            journal = JournalClient(settings.journal_address,
                                     internal_token=config.process.internal.token,
                                     interceptors=tracing.client_interceptors())
             stack.push_async_callback(journal.close)

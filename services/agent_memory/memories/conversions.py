@@ -5,15 +5,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 from uuid import UUID
 
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
 from agentmemory.common.v1 import principal_pb2
-from google.protobuf import field_mask_pb2, struct_pb2, timestamp_pb2
+from google.protobuf import field_mask_pb2
 
 from libs import memory_names, page_tokens
+from libs.conversions import optional_datetime, struct, timestamp
 from libs.errors import InvalidArgument
 from libs.identity import parse_principal, require_id
 from libs.postgres import INTEGER_MAX
@@ -145,26 +146,6 @@ def memory_id(value: str, field: str = "memory_id") -> UUID:
         raise InvalidArgument(field, "required: a memory id (UUID)") from None
 
 
-def _timestamp(value: datetime | None) -> timestamp_pb2.Timestamp | None:
-    if value is None:
-        return None
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(value)
-    return stamp
-
-
-def optional_time(message, name: str) -> datetime | None:
-    return getattr(message, name).ToDatetime(tzinfo=UTC) if message.HasField(name) else None
-
-
-def _struct(value: dict | None) -> struct_pb2.Struct | None:
-    if value is None:
-        return None
-    data = struct_pb2.Struct()
-    data.update(value)
-    return data
-
-
 def author(value: Author) -> pb.Author:
     return pb.Author(key_id=value.key_id, agent_id=value.agent_id, user_id=value.user_id,
                      role=_ROLE_VALUES[value.role])
@@ -177,9 +158,9 @@ def entry(value: Entry) -> pb.Entry:
         visibility=_VISIBILITY_VALUES[value.visibility] if value.scope != Scope.PLATFORM
         else pb.VISIBILITY_UNSPECIFIED,
         importance=value.importance, content_hash=value.content_hash,
-        expires_at=_timestamp(value.expires_at), recall_count=value.recall_count,
-        last_recalled_at=_timestamp(value.last_recalled_at),
-        created_at=_timestamp(value.created_at), updated_at=_timestamp(value.updated_at),
+        expires_at=timestamp(value.expires_at), recall_count=value.recall_count,
+        last_recalled_at=timestamp(value.last_recalled_at),
+        created_at=timestamp(value.created_at), updated_at=timestamp(value.updated_at),
         user_id=value.owner_user_id or "",
         source=pb.Source(
             kind=_SOURCE_VALUES[value.source.kind], thread_id=value.source.thread_id or "",
@@ -188,26 +169,26 @@ def entry(value: Entry) -> pb.Entry:
             last_offset=value.source.last_offset or 0),
         scope=_SCOPE_VALUES[value.scope], kind=_KIND_VALUES[value.kind], agent_id=value.agent_id,
         tags=value.tags, confidence=value.confidence, version=value.version,
-        author=author(value.author), deleted_at=_timestamp(value.deleted_at),
+        author=author(value.author), deleted_at=timestamp(value.deleted_at),
         superseded_by=str(value.superseded_by) if value.superseded_by else "",
-        superseded_at=_timestamp(value.superseded_at),
-        purge_after=_timestamp(value.purge_after),
+        superseded_at=timestamp(value.superseded_at),
+        purge_after=timestamp(value.purge_after),
     )
 
 
 def version(value: Version) -> pb.MemoryVersion:
     return pb.MemoryVersion(version=value.entry.version, entry=entry(value.entry),
                             action=_ACTION_VALUES[value.action],
-                            recorded_at=_timestamp(value.recorded_at),
-                            recorded_until=_timestamp(value.recorded_until))
+                            recorded_at=timestamp(value.recorded_at),
+                            recorded_until=timestamp(value.recorded_until))
 
 
 def audit_record(value: AuditRecord) -> pb.AuditRecord:
     return pb.AuditRecord(id=value.id, action=_ACTION_VALUES[value.action],
                           memory_id=str(value.memory_id) if value.memory_id else "",
                           version=value.version or 0, actor=author(value.actor),
-                          time=_timestamp(value.at), before=_struct(value.before),
-                          after=_struct(value.after))
+                          time=timestamp(value.at), before=struct(value.before),
+                          after=struct(value.after))
 
 
 def explanation(value: Explanation) -> pb.ExplainMemoryResponse:
@@ -264,7 +245,7 @@ def memory_filter(message: pb.MemoryFilter, field: str = "filter") -> MemoryFilt
                       for i, v in enumerate(message.sources)),
         tags=dict(message.tags), text=message.text,
         include_deleted=message.include_deleted, include_superseded=message.include_superseded,
-        as_of=optional_time(message, "as_of"))
+        as_of=optional_datetime(message, "as_of"))
 
 
 _EDITABLE = ("key", "content", "kind", "importance", "confidence", "tags")
@@ -314,33 +295,17 @@ def version_number(value: int, field: str, what: str, *, required: bool) -> int:
 
 # -- page tokens -------------------------------------------------------------------
 
-def time_position(token: str) -> tuple[datetime, UUID] | None:
-    if not token:
-        return None
-    state = page_tokens.decode(token)
-    try:
-        return datetime.fromisoformat(state["after"]), UUID(state["id"])
-    except (KeyError, TypeError, ValueError):
-        raise InvalidArgument("page_token", "not a page token issued by this service") from None
+time_position = page_tokens.time_position
+audit_position = page_tokens.id_position
 
 
 def time_token(entries: list[Entry], page_size: int) -> str:
-    if len(entries) < page_size:
-        return ""
-    last = entries[-1]
-    return page_tokens.encode(after=last.created_at.isoformat(), id=str(last.id))
+    return page_tokens.next_token(entries, page_size,
+                                  lambda last: page_tokens.time_token(last.created_at, last.id))
 
 
 def position_token(position: tuple[datetime, UUID] | None) -> str:
-    if position is None:
-        return ""
-    return page_tokens.encode(after=position[0].isoformat(), id=str(position[1]))
-
-
-def audit_position(token: str) -> int | None:
-    if not token:
-        return None
-    return page_tokens.position(page_tokens.decode(token), "before")
+    return "" if position is None else page_tokens.time_token(*position)
 
 
 class _Numbered(Protocol):
@@ -351,7 +316,7 @@ class _Numbered(Protocol):
 
 
 def audit_token(records: Sequence[_Numbered], page_size: int) -> str:
-    return page_tokens.encode(before=records[-1].id) if len(records) == page_size else ""
+    return page_tokens.next_token(records, page_size, lambda last: page_tokens.id_token(last.id))
 
 
 # -- settings ----------------------------------------------------------------------
@@ -366,7 +331,7 @@ def account_settings(value: AccountSettings) -> pb.AccountSettings:
     return pb.AccountSettings(memory_enabled=value.memory_enabled,
                               retention_days=value.retention_days,
                               default_token_budget=value.default_token_budget,
-                              update_time=_timestamp(value.updated_at),
+                              update_time=timestamp(value.updated_at),
                               environments=value.environments,
                               quotas=pb.AccountQuotas(**dataclasses.asdict(value.quotas)))
 
@@ -383,7 +348,7 @@ def agent_ids(values: Sequence[str], field: str = "agent_ids") -> list[str]:
 def memory_count(value: MemoryCount) -> pb.MemoryCount:
     return pb.MemoryCount(agent_id=value.agent_id, scope=_SCOPE_VALUES[value.scope],
                           kind=_KIND_VALUES[value.kind], memories=value.memories,
-                          last_update_time=_timestamp(value.last_updated_at))
+                          last_update_time=timestamp(value.last_updated_at))
 
 
 def account_usage(value: AccountUsage) -> pb.AccountUsage:
@@ -394,7 +359,7 @@ def agent_settings(value: AgentSettings) -> pb.AgentSettings:
     return pb.AgentSettings(memory_bound=value.memory_bound,
                             extraction_mode=_EXTRACTION_VALUES[value.extraction_mode],
                             procedures_enabled=value.procedures_enabled,
-                            update_time=_timestamp(value.updated_at),
+                            update_time=timestamp(value.updated_at),
                             relevant_memories_enabled=value.relevant_memories_enabled,
                             relevant_memories_token_budget=value.relevant_memories_token_budget)
 

@@ -10,6 +10,7 @@ from agentmemory.agent_memory.v1 import agent_memory_service_pb2_grpc as pb_grpc
 from google.protobuf import field_mask_pb2
 
 from libs import limits
+from libs.conversions import optional_datetime
 from libs.errors import InvalidArgument
 from services.agent_memory.memories import conversions, rules
 from services.agent_memory.memories.model import Actor
@@ -118,7 +119,7 @@ class AgentMemoryServicer(pb_grpc.AgentMemoryServiceServicer):
 
     async def GetMemory(self, request: pb.GetMemoryRequest, context) -> pb.GetMemoryResponse:
         actor = conversions.actor(request.principal)
-        as_of = conversions.optional_time(request, "as_of")
+        as_of = optional_datetime(request, "as_of")
         entry, versions = await self._memory.get_memory(
             actor, conversions.memory_id(request.memory_id), as_of)
         return pb.GetMemoryResponse(memory=conversions.entry(entry),

@@ -42,14 +42,26 @@ def tags(values: dict[str, str], field: str) -> dict[str, str]:
     return dict(values)
 
 
-def screen(fields: dict[str, str], kind: rules.Kind | None = None) -> list[str]:
-    """Reject injection attempts (UNSAFE_CONTENT); return what sensitive data the
-    fields hold (credentials, personal data), which only personal scopes may keep."""
-    sensitive: list[str] = []
+def screen(fields: dict[str, str], kind: rules.Kind | None = None) -> dict[str, list[str]]:
+    """Reject injection attempts (UNSAFE_CONTENT, naming the field and the rule family or
+    classifier that refused); return, per field, what sensitive data it holds (credentials,
+    personal data), which only personal scopes may keep. Fields without any are left out."""
+    sensitive: dict[str, list[str]] = {}
     for field, value in fields.items():
         screening = safety.screen(value, policy=kind in rules.POLICY_KINDS)
         if screening.rejected:
-            raise InvalidArgument(field, f"rejected: contains {screening.rejected}",
-                                  reason="UNSAFE_CONTENT")
-        sensitive += screening.sensitive
-    return list(dict.fromkeys(sensitive))
+            rule = screening.rule or ""
+            by = "the classifier" if rule == safety.CLASSIFIER else f"the rule family '{rule}'"
+            raise InvalidArgument(field, f"rejected by {by}: contains {screening.rejected}",
+                                  reason="UNSAFE_CONTENT", metadata={"rule": rule})
+        if screening.sensitive:
+            sensitive[field] = screening.sensitive
+    return sensitive
+
+
+def sensitive_error(found: dict[str, list[str]], why: str, reason: str) -> InvalidArgument:
+    """The refusal of sensitive data where it may not be kept, naming the first field that
+    holds some and what kinds ("key: contains password; ...")."""
+    field, kinds = next(iter(found.items()))
+    return InvalidArgument(field, f"contains {', '.join(kinds)}; {why}", reason=reason,
+                           metadata={"kinds": ", ".join(kinds)})

@@ -118,10 +118,10 @@ def _capacity_error(kind: Kind, per: str, limit: int) -> ResourceExhausted:
         metadata={"category": str(kind), "per": per, "limit": str(limit)})
 
 
-def _private_only(sensitive: list[str], field: str) -> InvalidArgument:
-    return InvalidArgument(
-        field, f"contains {', '.join(sensitive)}; such memories are kept only in the user or "
-        "private scope", reason="SENSITIVE_CONTENT_NOT_PRIVATE")
+def _private_only(sensitive: dict[str, list[str]]) -> InvalidArgument:
+    return validation.sensitive_error(
+        sensitive, "such memories are kept only in the user or private scope",
+        "SENSITIVE_CONTENT_NOT_PRIVATE")
 
 
 class Writes:
@@ -182,9 +182,9 @@ class Writes:
             visibility = Visibility.PRIVATE if user else Visibility.SHARED
         if sensitive:
             if not user:
-                raise InvalidArgument(
-                    "content", f"contains {', '.join(sensitive)}; such entries are kept private,"
-                    " which needs an authenticated user", reason="SENSITIVE_CONTENT_WITHOUT_USER")
+                raise validation.sensitive_error(
+                    sensitive, "such entries are kept private, which needs an authenticated user",
+                    "SENSITIVE_CONTENT_WITHOUT_USER")
             visibility = Visibility.PRIVATE
         if visibility == Visibility.PRIVATE and not user:
             visibility = Visibility.SHARED  # the seed's rule: no user, no private entry
@@ -286,7 +286,7 @@ class Writes:
         sensitive = validation.screen({"memory.key": new.key or "", "memory.content": new.content},
                                       kind)
         if sensitive and scope not in rules.PERSONAL_SCOPES:
-            raise _private_only(sensitive, "memory.content")
+            raise _private_only(sensitive)
         agent = actor.agent_id if scope in (Scope.AGENT, Scope.PRIVATE) else ""
         owner = actor.user_id if scope in rules.PERSONAL_SCOPES else ""
         if scope == Scope.PLATFORM:
@@ -345,7 +345,7 @@ class Writes:
                 validation.tags(edit.tags, "edit.tags")
             sensitive = validation.screen({"edit.key": key, "edit.content": content}, kind)
             if sensitive and current.scope not in rules.PERSONAL_SCOPES:
-                raise _private_only(sensitive, "edit.content")
+                raise _private_only(sensitive)
             changed = replace(
                 current, key=key, content=content, content_hash=content_hash(content), kind=kind,
                 importance=current.importance if edit.importance is None else edit.importance,
@@ -643,7 +643,7 @@ def _importable(actor: Actor, entry: Entry, versions: Sequence[Version], field: 
         sensitive = validation.screen({f"{name}.key": snapshot.key,
                                        f"{name}.content": snapshot.content}, snapshot.kind)
         if sensitive and entry.scope not in rules.PERSONAL_SCOPES:
-            raise _private_only(sensitive, f"{name}.content")
+            raise _private_only(sensitive)
     validation.unit(entry.importance, f"{field}.importance")
     validation.unit(entry.confidence, f"{field}.confidence")
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from uuid import UUID
 
 from agentmemory.agent_memory.v1 import retrieval_pb2 as pb
 from agentmemory.common.v1 import run_pb2
-from google.protobuf import timestamp_pb2
 
+from libs.conversions import optional_datetime, timestamp
 from libs.errors import InvalidArgument
 from libs.identity import require_id
 from services.agent_memory.memories import conversions as memory_conversions
@@ -43,18 +42,6 @@ MAX_EXCLUDED = 100
 actor = memory_conversions.actor
 
 
-def _timestamp(value: datetime | None) -> timestamp_pb2.Timestamp | None:
-    if value is None:
-        return None
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(value)
-    return stamp
-
-
-def _time(message, name: str) -> datetime | None:
-    return getattr(message, name).ToDatetime(tzinfo=UTC) if message.HasField(name) else None
-
-
 def _member(mapping: dict, value: int, field: str, names: str):
     if value not in mapping:
         raise InvalidArgument(field, f"must be {names}")
@@ -68,7 +55,8 @@ def _optional_id(value: str, field: str) -> str | None:
 def retrieve_request(message: pb.RetrieveContextRequest) -> RetrieveRequest:
     mode = _member(_MODES, message.mode, "mode", "RETRIEVAL_MODE_DETERMINISTIC or _ASSISTED")
     rerank = message.rerank if message.HasField("rerank") else None
-    after, before = _time(message, "temporal_after"), _time(message, "temporal_before")
+    after = optional_datetime(message, "temporal_after")
+    before = optional_datetime(message, "temporal_before")
     request.temporal(after, before)
     given = message.overrides
     return RetrieveRequest(
@@ -85,11 +73,11 @@ def retrieve_request(message: pb.RetrieveContextRequest) -> RetrieveRequest:
         mode=mode,
         rerank=request.rerank(mode, rerank),
         include_superseded=message.include_superseded,
-        as_of=_time(message, "as_of"),
+        as_of=optional_datetime(message, "as_of"),
         as_of_axis=_member(_AXES, message.as_of_axis, "as_of_axis",
                            "AS_OF_AXIS_RECORDED or AS_OF_AXIS_VALID"),
         temporal_after=after, temporal_before=before,
-        temporal_anchor=_time(message, "temporal_anchor"),
+        temporal_anchor=optional_datetime(message, "temporal_anchor"),
         raw=message.raw, explain=message.explain,
         overrides=request.overrides(
             given.rrf_k if given.HasField("rrf_k") else None, dict(given.leg_weights),
@@ -141,7 +129,7 @@ def episode_fields(message: pb.RecordEpisodeRequest) -> dict:
         "outcome": outcome(message.outcome),
         "task": validation.text(message.task, "task", episodes.MAX_TASK_CHARS),
         "summary": validation.text(message.summary, "summary", episodes.MAX_SUMMARY_CHARS),
-        "finished_at": _time(message, "finish_time"),
+        "finished_at": optional_datetime(message, "finish_time"),
     }
 
 
@@ -182,7 +170,7 @@ def _label(leg: str) -> str:
 def episode(value: EpisodeRow, tokens: int = 0) -> pb.ContextEpisode:
     return pb.ContextEpisode(id=str(value.id), thread_id=value.thread_id, run_id=value.run_id,
                              outcome=_OUTCOME_VALUES[value.outcome], task=value.task,
-                             summary=value.summary, finish_time=_timestamp(value.finished_at),
+                             summary=value.summary, finish_time=timestamp(value.finished_at),
                              tokens=tokens)
 
 
@@ -250,6 +238,6 @@ def receipt(value: Receipt) -> pb.Receipt:
         token_budget=value.token_budget, tokens_used=value.tokens_used,
         sections=[pb.SectionUsage(section=name, included=u["included"], dropped=u["dropped"],
                                   tokens=u["tokens"]) for name, u in value.sections.items()],
-        create_time=_timestamp(value.created_at),
+        create_time=timestamp(value.created_at),
         items=[pb.ReceiptItem(memory_id=str(i.memory_id), version=i.version, section=i.section,
                               tokens=i.tokens) for i in value.items])

@@ -5,14 +5,18 @@ classes run in-process on the string (``analyze_string``; no file scanning,
 no baseline, no network verification). What it does not cover is checked
 here, each with a validity test so that ordinary numbers and ids pass:
 
+- provider keys detect-secrets does not know (KEY_SHAPES: GitHub fine-grained
+  tokens, Stripe test and restricted keys, bare npm tokens, ...);
 - a token right after a credential word ("Datadog API key 3f1c...",
   "heroku token: 0d2e...-...", "AWS secret wJalr..."), kept only if it looks
   random (mixed character classes, or long hex) and is not a UUID or hash
   that some other word names ("commit", "sha");
 - passwords in prose: "password is X", "pass S3cr3t!Pa55", "login admin /
-  hunter2hunter2", when X looks like a password rather than a word;
+  hunter2hunter2", when X looks like a password rather than a word, and
+  passphrases of joined words ("wifi password: correct-horse-battery-staple");
 - door, alarm and gate codes and PINs: "alarm code 4821";
-- US social security numbers (python-stdnum's validity rules), IBANs
+- US social security numbers (the issuing rules; not python-stdnum's list of
+  published sample numbers, which people do write down as theirs), IBANs
   (country length and mod-97 check), payment cards (Luhn), e-mail addresses
   and phone numbers.
 """
@@ -91,6 +95,22 @@ def _keyword_detector():
                                        keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
 
 
+# Provider keys detect-secrets' plugins miss (its GitHub plugin knows only the classic ghp_-style
+# tokens, its Stripe plugin only live secret keys, its npm plugin only .npmrc lines). Each shape
+# is the provider's documented prefix and length (learning/masking.py masks looser ones).
+KEY_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # github_pat_ + 22 + "_" + 59 characters today; any length from 40 on, should that change
+    ("GitHub token", re.compile(r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{40,}")),
+    ("OpenAI key", re.compile(r"(?<![A-Za-z0-9_])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}")),
+    ("Stripe key",
+     re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:test|live)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])")),
+    ("npm token", re.compile(r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])")),
+    ("Anthropic key", re.compile(r"(?<![A-Za-z0-9_])sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,}")),
+    ("Google API key", re.compile(r"(?<![A-Za-z0-9_])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])")),
+    ("Hugging Face token", re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{34}(?![A-Za-z0-9_])")),
+)
+
+
 # Every name in detect-secrets' keyword denylist contains one of these. Inside words on purpose:
 # its expressions match names such as db_password, apiKey and SECRET_TOKEN.
 _KEYWORD_HINT = re.compile(r"key|pass|pwd|secret|contrase", re.IGNORECASE)
@@ -101,6 +121,8 @@ def _detect_secrets(text: str) -> list[str]:
     for kind, plugin in provider_detectors():
         if any(_plausible(kind, value) for value in plugin.analyze_string(text)):
             found.append(kind)
+    found += [kind for kind, shape in KEY_SHAPES
+              if any(_plausible(kind, m.group()) for m in shape.finditer(text))]
     if not _KEYWORD_HINT.search(text):
         return found  # the keyword detector's expressions are the slow part; skip them when idle
     detector, forms = _keyword_detector()
@@ -141,7 +163,7 @@ _CREDENTIAL_WORD = (
 )
 _TOKEN_AFTER_WORD = re.compile(
     rf"(?<![A-Za-z0-9]){_CREDENTIAL_WORD}(?![A-Za-z0-9])(?:\s+(?:is|was|for|of|from|on|at|in|=|:|->|to|the|our|my|their|"
-    r"his|her|prod|production|staging|dev|test|live|new|old|\w+'s)){0,4}\s*[:=]?\s*[\"'`]?"
+    r"his|her|prod|production|staging|dev|test|live|new|old|\w+'s)){0,4}(?:\s*[:=]\s*|\s+)[\"'`]?"
     r"(?P<token>[A-Za-z0-9+/_\-.=~]{12,})", re.IGNORECASE)
 _NAMED_DIGEST = re.compile(r"\b(?:commit|sha\d*|md5|hash|digest|checksum|etag|uuid|guid|id|"
                            r"request[ _-]?id|trace[ _-]?id|build|version|revision|ref)\b",
@@ -158,9 +180,15 @@ def _entropy(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
+# Lower-case words, numbers and version tags joined by separators: a name someone chose
+# ("rotation-policy-for-2024", "reset-flow-v2"), not a generated key.
+_NAME_LIKE = re.compile(r"(?:[a-z]+|\d+|v\d+)(?:[-_.](?:[a-z]+|\d+|v\d+))*")
+
+
 def _random_looking(token: str) -> bool:
     token = token.strip(".=-_")
-    if len(token) < 12 or _PLACEHOLDER.match(token) or re.fullmatch(r"[a-z]+(?:[-_.][a-z]+)*", token):
+    if len(token) < 12 or _PLACEHOLDER.match(token) or _NAME_LIKE.fullmatch(token) and not \
+            re.fullmatch(r"[0-9a-f-]+", token):
         return False
     if re.fullmatch(r"[0-9a-fA-F-]{16,}", token):
         return True  # hex keys (Datadog, Heroku UUIDs): a named digest was ruled out before
@@ -190,28 +218,47 @@ _COMMON = {"manager", "managers", "reset", "resets", "policy", "policies", "prot
            "length", "less", "based", "login", "logins", "recovery", "manager's", "generator"}
 
 
-def _looks_like_password(value: str) -> bool:
+# Four or more words joined by hyphens, dots or underscores: a passphrase, when it stands
+# after "password:" ("correct-horse-battery-staple"); an identifier elsewhere.
+_PASSPHRASE = re.compile(r"[A-Za-z]{3,}(?:[-_.][A-Za-z]{3,}){3,}")
+
+
+def _looks_like_password(value: str, *, stated: bool = False) -> bool:
+    """``stated``: the value follows an explicit "password:" / "password is"."""
     value = value.strip("\"'`.,;)(")
     if len(value) < 6 or value.lower() in _COMMON or _PLACEHOLDER.match(value):
         return False
+    if stated and _PASSPHRASE.fullmatch(value):
+        return True
     if "`" in value or not re.search(r"[0-9]|[^A-Za-z0-9_.\-]", value):
         return False  # a word or an identifier ("password: required", "pass ``--cert``") is prose
     return _classes(value) >= 2
 
 
+# The word is followed by a separator, not joined to the next one: "pin-code-note-4" and
+# "password-reset-flow" are names, not a secret after its label. (A PIN is digits: the access
+# code check below finds it.)
 _PASSWORD_IN_PROSE = re.compile(
-    r"\b(?:password|passwd|passphrase|pass(?:code)?|pwd|pw|pin|login|creds|credentials|user(?:name)?"
+    r"\b(?:password|passwd|passphrase|pass(?:code)?|pwd|pw|login|creds|credentials|user(?:name)?"
     r"\s*/\s*pass(?:word)?)\b(?:\s+(?:is|was|for|of|on|at|to|the|my|our|their|his|her|wifi|wi-fi"
-    r"|router|server|account|admin|root|now|still|=|:|-)){0,4}\s*[:=\-]?\s*[\"'`]?(?P<value>\S{6,})",
+    r"|router|server|account|admin|root|now|still|=|:|-)){0,4}"
+    r"(?P<separator>\s*[:=]\s*|\s+[-\u2013]\s+|\s+)[\"'`]?(?P<value>\S{6,})",
     re.IGNORECASE)
 _USER_SLASH_PASSWORD = re.compile(
     r"\b(?:login|log in|sign in|signin|credentials?|creds|user(?:name)?|account|admin|root)\b"
     r"[^.\n]{0,40}?\b[\w.@+-]{2,}(?:\s*[/|]\s*|:(?=\S))(?P<value>\S{6,})", re.IGNORECASE)
 
 
+def _stated(match: re.Match[str]) -> bool:
+    """Whether the value follows "password:", "password =" or "password is"."""
+    label = match.group()[:match.start("value") - match.start()]
+    return re.search(r"(?:[:=]|\b(?:is|was))\s*[\"'`]?$", label, re.IGNORECASE) is not None
+
+
 def _password_in_prose(text: str) -> bool:
     for pattern in (_PASSWORD_IN_PROSE, _USER_SLASH_PASSWORD):
-        if any(_looks_like_password(m.group("value")) and not m.group("value").startswith(("http", "/"))
+        if any(_looks_like_password(m.group("value"), stated=_stated(m))
+               and not m.group("value").startswith(("http", "/"))
                for m in pattern.finditer(text)):
             return True
     return False
@@ -247,11 +294,13 @@ def _phone(text: str) -> bool:
 
 
 def _ssn(text: str) -> bool:
-    from stdnum.us import ssn
-
+    """The issuing rules (no area 000, 666 or 9xx, no group 00, no serial 0000). python-stdnum
+    also refuses a few published sample numbers (078-05-1120, from a wallet insert), but such a
+    number written as someone's is to be kept private all the same."""
     for match in _SSN.finditer(text):
         digits = "".join(g for g in match.groups() if g)
-        if ssn.is_valid(digits):
+        area, group, serial = digits[:3], digits[3:5], digits[5:]
+        if area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000":
             return True
     return False
 

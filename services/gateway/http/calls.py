@@ -5,22 +5,19 @@ request message:
 authentication (the ``authorization`` header, checked by the servicer through
 ``ApiKeys``), validation and handlers are the gRPC ones, so no HTTP surface has
 rules of its own. What the gRPC server interceptor does around a call (request
-id, deadline, error mapping) is done here.
+id, deadline) is done here, and a failure is answered as it is there
+(``libs.server.answer_for``).
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from libs import clients, log, outages, request_checks
-from libs.errors import MAX_MESSAGE_BYTES, DomainError, clip
-from libs.server import REQUEST_ID_HEADER
-
-logger = logging.getLogger(__name__)
+from libs import clients, log, request_checks
+from libs.server import REQUEST_ID_HEADER, answer_for
 
 Response = TypeVar("Response")
 # What the servicer may read of the caller's headers, as gRPC metadata.
@@ -70,14 +67,8 @@ async def invoke(method: Callable[..., Awaitable[Response]], request,
     try:
         request_checks.check(request)  # the checks gRPC requests get in libs/server.py
         return await method(request, HttpCallContext(headers))
-    except DomainError as exc:
-        logger.info("HTTP %s -> %s %s: %s", name, exc.code.name, exc.reason,
-                    clip(exc.message, MAX_MESSAGE_BYTES))
-        raise
     except Exception as exc:
-        if (down := outages.as_unavailable(exc)) is not None:
-            logger.info("HTTP %s -> UNAVAILABLE %s: %s", name, down.reason, down.message)
-            raise down from exc
-        logger.exception("HTTP %s failed unexpectedly", name)
-        raise DomainError(f"internal error (request id {rid})",
-                          metadata={"request_id": rid}) from exc
+        answer = answer_for(exc, f"HTTP {name}", rid)
+        if answer is exc:
+            raise
+        raise answer from exc

@@ -1,4 +1,11 @@
-"""Client channels: load-balanced over replicas, retried on UNAVAILABLE, always with a deadline.
+"""Clients of the internal services: load-balanced over replicas, retried on UNAVAILABLE,
+always with a deadline, their errors mapped once.
+
+Every internal call goes through a service's typed client in this package
+(``journal``, ``agent_memory``, ``thread_memory``, ``search``), each a
+:class:`ServiceClient`: its channel is made by :func:`channel`, and its
+:class:`ErrorMapping` interceptor turns a failed call into the platform's error
+(:func:`platform_error`), so no call site maps errors.
 
 An address setting names one server (``host:port``), several replicas
 (``host:port,host:port``: IP addresses or ``localhost``), or any gRPC target
@@ -16,7 +23,7 @@ dependency, and retries at every hop would multiply.
 With ``health_service`` the channel also checks each replica's health under that
 name (gRPC client-side health checking) and sends calls only to replicas that
 report SERVING: the journal's shard channels use it to reach the one process
-that holds a shard (see ``libs.journal_client``).
+that holds a shard (see ``libs.clients.journal``).
 
 Every call made through :func:`channel` gets the caller's timeout, or the
 channel's default, shortened to what remains of the call being served (so a
@@ -26,12 +33,11 @@ The request id of the call being served travels along as ``x-request-id``.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import ipaddress
 import json
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 
 import grpc
 
@@ -176,11 +182,12 @@ class DeadlineInterceptor:
             timeout = max(0.0, min(timeout, deadline - time.monotonic()))
         metadata = grpc.aio.Metadata(*(details.metadata or ()))
         rid = log.request_id.get()
-        if rid != "-" and "x-request-id" not in metadata:
+        if rid != "-" and not metadata.get_all("x-request-id"):
             metadata.add("x-request-id", rid)
         if self._token:
             metadata.add(INTERNAL_TOKEN_HEADER, self._token)
-        return details._replace(timeout=timeout, metadata=metadata)
+        return grpc.aio.ClientCallDetails(details.method, timeout, metadata,
+                                          details.credentials, details.wait_for_ready)
 
 
 class _UnaryUnary(grpc.aio.UnaryUnaryClientInterceptor):
@@ -229,16 +236,54 @@ def _unreachable(exc: grpc.aio.AioRpcError) -> bool:
     return exc.code() in _UNREACHABLE
 
 
-@contextlib.asynccontextmanager
-async def upstream(name: str) -> AsyncIterator[None]:
-    """Calls to another service: when it cannot answer, raise UNAVAILABLE naming it
-    (reason ``<NAME>_UNAVAILABLE``); its other errors are relayed with their code,
-    reason and field violations."""
-    try:
-        yield
-    except grpc.aio.AioRpcError as exc:
-        if _unreachable(exc):
-            raise errors.Unavailable(
-                f"{name} unavailable: {exc.details()}", reason=f"{name.upper()}_UNAVAILABLE"
-            ) from exc
-        raise errors.relayed(exc) from exc
+def platform_error(name: str, exc: grpc.aio.AioRpcError) -> errors.DomainError:
+    """What a failed call to service ``name`` is to its caller: UNAVAILABLE naming the
+    service (reason ``<NAME>_UNAVAILABLE``) when it could not answer, else its own error
+    with its code, reason and field violations. The gRPC error stays the cause (a
+    caller that tells a deadline from an outage reads it there)."""
+    if _unreachable(exc):
+        return errors.Unavailable(f"{name} unavailable: {exc.details()}",
+                                  reason=f"{name.upper()}_UNAVAILABLE")
+    return errors.relayed(exc)
+
+
+class ErrorMapping(grpc.aio.UnaryUnaryClientInterceptor):
+    """Raises :func:`platform_error` for a failed unary call, so no call site maps errors.
+
+    Streams are left as gRPC ends them: their readers (change feeds, the pinned-facts
+    watch) take a deadline for the end of a subscription, not for an outage."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    async def intercept_unary_unary(self, continuation, client_call_details, request):
+        try:  # an inner interceptor that awaits the call raises from the continuation
+            call = await continuation(client_call_details, request)
+            return await call
+        except grpc.aio.AioRpcError as exc:
+            raise platform_error(self._name, exc) from exc
+
+
+class ServiceClient:
+    """The base of each service's typed client: its channel (balanced, retried, with
+    deadlines, see :func:`channel`) and the mapping of its errors (:class:`ErrorMapping`)."""
+
+    def __init__(self, name: str, target: str, *, timeout: float = DEFAULT_TIMEOUT_SECONDS,
+                 internal_token: Secret | None = None, interceptors: Sequence = (),
+                 health_service: str | None = None) -> None:
+        self.name = name
+        self._target = target
+        self._timeout = timeout
+        self._internal_token = internal_token
+        self._interceptors = [ErrorMapping(name), *interceptors]
+        self.channel = self.open(health_service)
+
+    def open(self, health_service: str | None = None) -> grpc.aio.Channel:
+        """Another channel to the same target with the same options (the journal's
+        client keeps one per shard, each checking its own health name)."""
+        return channel(self._target, default_timeout=self._timeout,
+                       internal_token=self._internal_token, interceptors=self._interceptors,
+                       health_service=health_service)
+
+    async def close(self) -> None:
+        await self.channel.close()

@@ -16,7 +16,7 @@ from agentmemory.agent_memory.v1 import (
     retrieval_pb2_grpc,
 )
 
-from libs import migrations
+from libs import migrations, tasks
 from libs.embeddings import LocalEmbedder, build_embedder
 from libs.model import chat_model
 from libs.reranker import local_reranking
@@ -83,16 +83,22 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
     """A serving agent memory. ``background=False`` leaves projection, hygiene and
     learning to the caller (tests drive them by hand). Learned procedures fill the
     compiled context and finished runs' episodes are recorded for retrieval, unless
-    ``procedures`` or ``episodes`` stand in for them."""
+    ``procedures`` or ``episodes`` stand in for them. What is built is released in
+    reverse order, also when a later step fails: on exit the server drains first, then
+    the loops end, then the clients, the index and the pool close."""
     clock = clock or SystemClock()
-    tracing = Tracing(config.process.tracing, "agent_memory")
-    repository = await Repository.connect(config.storage.postgres_dsn.reveal())
-    tasks: list[asyncio.Task] = []
-    index = index or build_index(config.storage)
-    embedder = build_embedder(config.embeddings)
-    stack = contextlib.AsyncExitStack()
-    model = chat_model(config.model)
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        tracing = Tracing(config.process.tracing, "agent_memory")
+        stack.callback(tracing.close)
+        repository = await Repository.connect(config.storage.postgres_dsn.reveal())
+        stack.push_async_callback(repository.close)
+        index = index or build_index(config.storage)
+        stack.push_async_callback(index.close)
+        embedder = build_embedder(config.embeddings)
+        stack.push_async_callback(embedder.close)
+        model = chat_model(config.model)
+        if model is not None:
+            stack.push_async_callback(model.close)
         await migrations.apply(repository.pool, "agent_memory", MIGRATIONS)
         if isinstance(embedder, LocalEmbedder):
             await embedder.warm_up()
@@ -136,31 +142,18 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
                 " built or wait for it.")
             if background:
                 await optimizer.queue_startup()
+        # The loops end after the server has drained its calls.
+        loops = await stack.enter_async_context(tasks.background())
         await server.start()
+        stack.push_async_callback(server.stop)
+        stack.callback(pinned_changes.close)  # open watches would hold the drain for its grace
         if background:
-            tasks = [asyncio.create_task(projector.run_forever()),
-                     asyncio.create_task(run_hygiene_daily(
-                         memory, config.storage.hygiene_interval_hours)),
-                     *learning.start(config.storage.hygiene_interval_hours)]
+            loops.start(projector.run_forever())
+            loops.start(run_hygiene_daily(memory, config.storage.hygiene_interval_hours))
+            learning.start(loops, config.storage.hygiene_interval_hours)
             if optimizer is not None:
-                tasks.append(asyncio.create_task(optimizer.run_forever()))
-        try:
-            yield Running(memory, server, projector, repository, index, learning, retrieval)
-        finally:
-            pinned_changes.close()  # open watches would hold the drain for its whole grace
-            await server.stop()
-            await learning.stop()
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-    finally:
-        await stack.aclose()
-        await index.close()
-        await embedder.close()
-        if model is not None:
-            await model.close()
-        await repository.close()
-        tracing.close()
+                loops.start(optimizer.run_forever())
+        yield Running(memory, server, projector, repository, index, learning, retrieval)
 
 
 async def serve(config: AgentMemoryConfig) -> None:

@@ -67,7 +67,11 @@ async def connect(dsn: str) -> asyncpg.Pool:
         pool = await postgres.create_pool(dsn, min_size=2, max_size=10)
     except (OSError, asyncpg.PostgresError) as exc:
         raise Unavailable(f"PostgreSQL unreachable: {exc}", reason="POSTGRES_UNAVAILABLE") from exc
-    await migrations.apply(pool, "gateway", MIGRATIONS)
+    try:
+        await migrations.apply(pool, "gateway", MIGRATIONS)
+    except BaseException:
+        await pool.close()
+        raise
     return pool
 
 
@@ -80,15 +84,21 @@ class Running:
 
 @contextlib.asynccontextmanager
 async def running(config: GatewayConfig) -> AsyncIterator[Running]:
-    tracing = Tracing(config.process.tracing, "gateway")
-    dependencies = config.dependencies
-    pool = await connect(dependencies.postgres_dsn.reveal())
-    pinned = PinnedCache(max_age_seconds=dependencies.pinned_cache_seconds)
-    upstreams = Upstreams.connect(dependencies, config.process.internal.token,
-                                  tracing.client_interceptors(),
-                                  agent_memory_interceptors=[ForgetOnWrite(pinned)])
-    invalidations = Invalidations(dependencies.postgres_dsn.reveal())
-    try:
+    """A serving gateway. What is built is released in reverse order, also when a later
+    step fails: on exit gRPC drains, then HTTP, then the caches stop listening, then the
+    upstream channels and the pool close."""
+    async with contextlib.AsyncExitStack() as stack:
+        tracing = Tracing(config.process.tracing, "gateway")
+        stack.callback(tracing.close)
+        dependencies = config.dependencies
+        pool = await connect(dependencies.postgres_dsn.reveal())
+        stack.push_async_callback(pool.close)
+        pinned = PinnedCache(max_age_seconds=dependencies.pinned_cache_seconds)
+        upstreams = Upstreams.connect(dependencies, config.process.internal.token,
+                                      tracing.client_interceptors(),
+                                      agent_memory_interceptors=[ForgetOnWrite(pinned)])
+        stack.push_async_callback(upstreams.close)
+        invalidations = Invalidations(dependencies.postgres_dsn.reveal())
         keys = ApiKeys(pool, invalidations, tokens=UserTokens(config.credentials.token_secret),
                        cache_seconds=dependencies.key_cache_seconds)
         bindings = MemoryBindings(upstreams, cache_seconds=dependencies.settings_cache_seconds)
@@ -117,22 +127,18 @@ async def running(config: GatewayConfig) -> AsyncIterator[Running]:
             ServiceBinding(KEYS_NAME, lambda s: key_service_pb2_grpc
                            .add_KeyServiceServicer_to_server(key_servicer, s)),
         ], tracing=tracing)
+        await stack.enter_async_context(invalidations.listening())
+        await stack.enter_async_context(pinned.watching(upstreams.agent_memory))
         # HTTP first: once gRPC health says SERVING, both listeners answer.
         handlers = Servicers(gateway=servicer, library=library, retrieval=retrieval, runs=runs,
                              learning=learning, keys=key_servicer)
-        async with invalidations.listening(), pinned.watching(upstreams.agent_memory), \
-                listening(handlers, keys, pool, config.http, host=config.server.host,
-                          grace_seconds=config.server.shutdown_grace_seconds,
-                          max_body_bytes=config.server.max_message_bytes) as http_port:
-            await server.start()
-            try:
-                yield Running(server, keys, http_port)
-            finally:
-                await server.stop()
-    finally:
-        await upstreams.close()
-        await pool.close()
-        tracing.close()
+        http_port = await stack.enter_async_context(listening(
+            handlers, keys, pool, config.http, host=config.server.host,
+            grace_seconds=config.server.shutdown_grace_seconds,
+            max_body_bytes=config.server.max_message_bytes))
+        await server.start()
+        stack.push_async_callback(server.stop)
+        yield Running(server, keys, http_port)
 
 
 async def serve(config: GatewayConfig) -> None:

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 
 from agentmemory.journal.v1 import journal_service_pb2, journal_service_pb2_grpc
 
+from libs import tasks
 from libs.clients.journal import shard_health_name
 from libs.server import GrpcServer, ServiceBinding, wait_for_stop_signal
 from libs.tracing import Tracing
@@ -101,11 +102,13 @@ async def running(config: JournalConfig) -> AsyncIterator[tuple[Journal, GrpcSer
                             internal_token=config.process.internal.token)
         observe_commits(journal, server)
         await server.start()
-        if shards.lease_seconds:
-            await stack.enter_async_context(_standing_by(journal, server, config))
-        else:
-            await stack.enter_async_context(_watched(journal, server))
-        stack.push_async_callback(server.stop)
+        async with contextlib.AsyncExitStack() as started:
+            started.push_async_callback(server.stop)  # if the shards' holding fails to start
+            await stack.enter_async_context(
+                _standing_by(journal, server, config) if shards.lease_seconds
+                else _watched(journal, server))
+            # Started: move the stop above the holding, so calls drain before shards close.
+            await stack.enter_async_context(started.pop_all())
         stack.callback(journal.begin_shutdown)
         yield journal, server
 
@@ -115,12 +118,9 @@ async def _watched(journal: Journal, server: GrpcServer) -> AsyncIterator[None]:
     """Without leases: every shard is held from the start until it fails."""
     for index in journal.served:
         await server.set_component_health(shard_health_name(index), True)
-    watcher = asyncio.create_task(watch_health(journal, server))
-    try:
+    async with tasks.background() as loops:
+        loops.start(watch_health(journal, server))
         yield
-    finally:
-        watcher.cancel()
-        await asyncio.gather(watcher, return_exceptions=True)
 
 
 @contextlib.asynccontextmanager
@@ -129,24 +129,22 @@ async def _standing_by(journal: Journal, server: GrpcServer,
     """With leases: one ownership per served shard, each waiting for its lease and then
     writing the shard; on exit each closes what it holds and releases the lease."""
     shards = config.shards
-    leases = build_lease_store(config.store, shards.lease_seconds)
     holder = f"{socket.gethostname()}:{server.port}/pid-{os.getpid()}"
-    opener = ShardOpener(config.store, shards)
 
     async def report(index: int, serving: bool) -> None:
         await server.set_component_health(shard_health_name(index), serving)
 
-    ownerships = [ShardOwnership(journal, opener,
-                                 ShardLease(leases, index, holder, shards.lease_seconds), report)
-                  for index in journal.served]
-    tasks = [asyncio.create_task(ownership.run_forever()) for ownership in ownerships]
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        leases = build_lease_store(config.store, shards.lease_seconds)
+        stack.push_async_callback(leases.close)
+        opener = ShardOpener(config.store, shards)
+        # No grace: a held shard must be closed and its lease released, however long it takes.
+        loops = await stack.enter_async_context(tasks.background(grace_seconds=None))
+        for index in journal.served:
+            ownership = ShardOwnership(journal, opener, ShardLease(
+                leases, index, holder, shards.lease_seconds), report)
+            loops.start(ownership.run_forever(), stop=ownership.stop)
         yield
-    finally:
-        for ownership in ownerships:
-            ownership.stop()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await leases.close()
 
 
 async def serve(config: JournalConfig) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from agentmemory.search.v1 import search_service_pb2, search_service_pb2_grpc
 
+from libs import tasks
 from libs.clients.journal import JournalClient
 from libs.embeddings import LocalEmbedder, build_embedder
 from libs.model import chat_model
@@ -134,18 +135,12 @@ async def _following(server: GrpcServer, projector: Projector, dense: DenseProje
     health = {PROJECTION_HEALTH: projector.lag}
     if dense is not None:
         health[EMBEDDINGS_HEALTH] = dense.lag
-    runs = [asyncio.create_task(f.run_forever()) for f in followers]
-    helpers = [asyncio.create_task(sequences.run_forever()),
-               asyncio.create_task(report_health(server, health))]
-    try:
-        yield
-    finally:
+    async with tasks.background() as loops:
         for follower in followers:
-            follower.stop()
-        await asyncio.wait(runs, timeout=10)
-        for task in runs + helpers:
-            task.cancel()
-        await asyncio.gather(*runs, *helpers, return_exceptions=True)
+            loops.start(follower.run_forever(), stop=follower.stop)
+        loops.start(sequences.run_forever())
+        loops.start(report_health(server, health))
+        yield
 
 
 async def serve(config: SearchConfig) -> None:

@@ -3,7 +3,6 @@ the feed counter, the job scheduler and the gRPC server."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -11,6 +10,7 @@ from dataclasses import dataclass
 
 from agentmemory.thread_memory.v1 import thread_memory_service_pb2, thread_memory_service_pb2_grpc
 
+from libs import tasks
 from libs.clients.agent_memory import AgentMemoryClient
 from libs.clients.journal import JournalClient
 from libs.model import chat_model
@@ -86,8 +86,8 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
         scheduler.start()
         stack.push_async_callback(scheduler.close)
         if dependencies.follow_feed:
-            stack.push_async_callback(_stop_following, counter,
-                                      asyncio.create_task(counter.run_forever()))
+            loops = await stack.enter_async_context(tasks.background())
+            loops.start(counter.run_forever(), stop=counter.stop)
         server = GrpcServer(config.server, [ServiceBinding(
             SERVICE_NAME,
             lambda s: thread_memory_service_pb2_grpc.add_ThreadMemoryServiceServicer_to_server(
@@ -99,11 +99,6 @@ async def running(config: ThreadMemoryConfig) -> AsyncIterator[Running]:
         await server.start()
         stack.push_async_callback(server.stop)
         yield Running(server, scheduler, counter, coordination, objects, summarization)
-
-
-async def _stop_following(counter: FeedCounter, task: asyncio.Task) -> None:
-    counter.stop()
-    await asyncio.wait({task}, timeout=10)
 
 
 async def serve(config: ThreadMemoryConfig) -> None:

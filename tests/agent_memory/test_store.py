@@ -146,13 +146,5 @@ async def test_migrations_are_versioned_and_applied_once(memory):
         rows = await connection.fetch("SELECT service, version FROM schema_migrations")
     finally:
         await connection.close()
-    assert [(r["service"], r["version"]) for r in rows] == [("agent_memory", 1),
-                                                             ("agent_memory", 2),
-                                                             ("agent_memory", 3),
-                                                             ("agent_memory", 4),
-                                                             ("agent_memory", 5),
-                                                             ("agent_memory", 6),
-                                                             ("agent_memory", 7),
-                                                             ("agent_memory", 8),
-                                                             ("agent_memory", 9),
-                                                             ("agent_memory", 10)]
+    assert [(r["service"], r["version"]) for r in rows] == [
+        ("agent_memory", version) for version in range(1, 12)]  # 0001 to 0011, once each

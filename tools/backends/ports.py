@@ -16,7 +16,8 @@ _handed_out: set[int] = set()
 _lock = threading.Lock()
 
 
-def _is_free(port: int) -> bool:
+def is_free(port: int) -> bool:
+    """Whether nothing listens on (or holds) ``port`` on loopback now."""
     with socket.socket() as sock:
         try:
             sock.bind(("127.0.0.1", port))
@@ -46,7 +47,7 @@ def free_port_with_offset(offset: int) -> int:
         for _ in range(200):
             port = random.randint(20000, 65535 - offset)
             pair = {port, port + offset}
-            if not pair & _handed_out and all(_is_free(p) for p in pair):
+            if not pair & _handed_out and all(is_free(p) for p in pair):
                 _handed_out.update(pair)
                 return port
     raise RuntimeError("no free port pair found")

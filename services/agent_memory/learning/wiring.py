@@ -14,6 +14,7 @@ from libs.clients.journal import JournalClient
 from libs.feed import FeedFollower
 from libs.model import chat_model
 from libs.server import ServiceBinding
+from libs.tasks import Loops
 from services.agent_memory.learning.credentials import CredentialHolder
 from services.agent_memory.learning.episodes import EpisodeSink
 from services.agent_memory.learning.extraction import ModelExtractor, OfflineExtractor
@@ -36,17 +37,11 @@ class LearningParts:
     follower: FeedFollower | None
     binding: ServiceBinding
 
-    def start(self, hygiene_hours: float) -> list[asyncio.Task]:
-        tasks = [asyncio.create_task(self._hygiene_forever(hygiene_hours))]
+    def start(self, loops: Loops, hygiene_hours: float) -> None:
+        loops.start(self._hygiene_forever(hygiene_hours))
         if self.learner is not None and self.follower is not None:  # (set together)
-            tasks += [asyncio.create_task(self.follower.run_forever()),
-                      asyncio.create_task(self.learner.run_forever())]
-        return tasks
-
-    async def stop(self) -> None:
-        if self.learner is not None and self.follower is not None:  # (set together)
-            self.follower.stop()
-            self.learner.stop()
+            loops.start(self.follower.run_forever(), stop=self.follower.stop)
+            loops.start(self.learner.run_forever(), stop=self.learner.stop)
 
     async def _hygiene_forever(self, hours: float) -> None:
         while True:

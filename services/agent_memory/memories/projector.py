@@ -2,12 +2,19 @@
 
 Every change to a memory adds an outbox row in the same transaction. The
 projector claims due rows (``FOR UPDATE SKIP LOCKED``, so replicas share the
-work), looks at each memory's *current* row, and upserts it into its
-collection when it is live, or deletes it from the index when it is gone,
+work) under a lease, looks at each memory's *current* row, and upserts it into
+its collection when it is live, or deletes it from the index when it is gone,
 deleted, superseded or expired: the index holds live memories only.
 Acting on current state makes the projection idempotent and order-free. When
 the index or the embedder fails, the rows stay, with a backoff, and are
 retried; nothing is lost.
+
+Claim, work, finish: the claim and the finish are two short transactions, and
+the embedding and the index calls run between them, outside any. So a worker
+may crash between the steps (its rows come due again when the lease ends), and
+several workers may hold rows of the same memory: the finish compares each
+memory's version with the one projected, and queues a memory changed meanwhile
+again, since an older version may have reached the index after a newer one.
 
 A write in this process, or a NOTIFY from another, starts a pass at once; the
 projector also looks by itself (for retries come due, or a missed notice) a
@@ -17,10 +24,15 @@ none, at least every IDLE_POLL_SECONDS.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from datetime import timedelta
+from uuid import UUID
 
+from libs import postgres
 from libs.embeddings import Embedder
 from libs.model import ChatModel
 from libs.pacing import IdleBackoff
@@ -30,11 +42,17 @@ from services.agent_memory.memories import entities
 from services.agent_memory.memories.clock import Clock
 from services.agent_memory.memories.model import Entry
 from services.agent_memory.memories.store.entities import add_entities, refresh_entities
-from services.agent_memory.memories.store.entries import Repository
+from services.agent_memory.memories.store.entries import OutboxItem, Repository
 
 logger = logging.getLogger(__name__)
 
 IDLE_POLL_SECONDS = 30.0
+# A claim's lease: well beyond the slowest batch (the remote embedder's 10 s timeout, retried
+# twice, plus the index), since a worker whose lease ends while it works has its rows taken
+# by another; short enough that a dead worker's rows wait two minutes at most.
+LEASE_SECONDS = 120.0
+
+Projection = dict[tuple[str, str, UUID], Entry]  # the live memories behind a batch
 
 
 def indexed_text(entry: Entry) -> str:
@@ -57,6 +75,23 @@ async def points_for(embedder: Embedder, rows: Sequence[Entry]) -> list[IndexPoi
         )
         for entry, text, vector in zip(rows, texts, dense, strict=True)
     ]
+
+
+def changed_since(items: Sequence[OutboxItem], projected: Projection,
+                  current: Projection) -> list[OutboxItem]:
+    """One item per memory whose version (or liveness) is no longer the one projected:
+    another worker may have projected the newer one before this worker's older one
+    reached the index."""
+    def version(projection: Projection, key) -> int | None:
+        entry = projection.get(key)
+        return None if entry is None else entry.version
+
+    changed: dict[tuple, OutboxItem] = {}
+    for item in items:
+        key = (item.account_id, item.environment, item.entry_id)
+        if version(projected, key) != version(current, key):
+            changed.setdefault(key, item)
+    return list(changed.values())
 
 
 class Projector:
@@ -85,25 +120,42 @@ class Projector:
                 return handled
 
     async def run_once(self) -> tuple[int, bool]:
-        """One batch: (rows handled, whether they were projected rather than deferred)."""
+        """One batch: (rows handled, whether they were projected rather than deferred).
+
+        Three steps, so that no transaction stays open across the embedder's and the
+        index's network calls: claim (a short transaction), work (no transaction),
+        finish (a second one). A worker that dies after its claim leaves leased rows
+        that come due again when the lease ends; one that dies after its work leaves
+        them too, and projecting the current state again is harmless."""
         now = self._clock.now()
-        async with self._repository.pool.acquire() as connection, connection.transaction():
-            items = await self._repository.claim_outbox(connection, now, self._batch)
+        claim = uuid.uuid4()
+        async with self._transaction() as connection:
+            items = await self._repository.claim_outbox(
+                connection, claim, now, self._batch, now + timedelta(seconds=LEASE_SECONDS))
             if not items:
                 return 0, False
             current = await self._repository.entries_for_projection(connection, items, now)
             # Entities (retrieval's entity and graph legs): local, in this transaction.
             await refresh_entities(connection, [(i.account_id, i.environment, i.entry_id)
                                                 for i in items])
-            try:
-                await self._project(items, current)
-            except Exception as exc:
-                logger.warning("projection of %d outbox rows deferred: %s", len(items), exc)
-                await self._repository.retry_outbox(connection, items, now, str(exc))
-                return len(items), False
-            await self._repository.finish_outbox(connection, [i.id for i in items])
+        try:
+            await self._project(items, current)
+        except Exception as exc:
+            logger.warning("projection of %d outbox rows deferred: %s", len(items), exc)
+            async with self._transaction() as connection:
+                await self._repository.retry_outbox(connection, claim, items, now, str(exc))
+            return len(items), False
+        async with self._transaction() as connection:
+            now_current = await self._repository.entries_for_projection(connection, items, now)
+            await self._repository.finish_outbox(
+                connection, claim, items, changed_since(items, current, now_current), now)
         await self._model_entities(list(current.values()))
         return len(items), True
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[postgres.Connection]:
+        async with self._repository.pool.acquire() as connection, connection.transaction():
+            yield connection
 
     async def _model_entities(self, live: list[Entry]) -> None:
         """Best effort, after the commit (a model call never holds a transaction): the

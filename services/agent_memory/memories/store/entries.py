@@ -360,18 +360,24 @@ class Repository(SettingsReads):
 
     # -- projection outbox ---------------------------------------------------------
 
-    async def claim_outbox(self, connection, now: datetime, limit: int) -> list[OutboxItem]:
-        """Due outbox rows, locked for this transaction (other workers skip them)."""
+    @staticmethod
+    async def claim_outbox(connection: postgres.Connection, claim: UUID, now: datetime,
+                           limit: int, until: datetime) -> list[OutboxItem]:
+        """Due outbox rows, leased to ``claim`` until ``until`` (others skip them
+        meanwhile: rows locked by a concurrent claim too)."""
         rows = await connection.fetch(
-            "SELECT id, entry_id, account_id, environment, attempts FROM memory_outbox"
-            " WHERE next_attempt_at <= $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED",
-            now, limit,
+            "UPDATE memory_outbox SET claimed_by = $1, next_attempt_at = $4 WHERE id IN"
+            " (SELECT id FROM memory_outbox WHERE next_attempt_at <= $2 ORDER BY id LIMIT $3"
+            " FOR UPDATE SKIP LOCKED)"
+            " RETURNING id, entry_id, account_id, environment, attempts",
+            claim, now, limit, until,
         )
-        return [OutboxItem(r["id"], r["entry_id"], r["account_id"], r["environment"],
-                           r["attempts"]) for r in rows]
+        return sorted((OutboxItem(r["id"], r["entry_id"], r["account_id"], r["environment"],
+                                  r["attempts"]) for r in rows), key=lambda item: item.id)
 
     @staticmethod
-    async def entries_for_projection(connection, items: Sequence[OutboxItem], now: datetime
+    async def entries_for_projection(connection: postgres.Connection,
+                                     items: Sequence[OutboxItem], now: datetime
                                      ) -> dict[tuple[str, str, UUID], Entry]:
         """The live rows behind outbox items (the index holds nothing else)."""
         q = Query()
@@ -384,18 +390,31 @@ class Repository(SettingsReads):
         return {(r["account_id"], r["environment"], r["id"]): sql.entry(r) for r in rows}
 
     @staticmethod
-    async def finish_outbox(connection, ids: Sequence[int]) -> None:
-        await connection.execute("DELETE FROM memory_outbox WHERE id = ANY($1)", list(ids))
+    async def finish_outbox(connection: postgres.Connection, claim: UUID,
+                            items: Sequence[OutboxItem], stale: Sequence[OutboxItem],
+                            now: datetime) -> None:
+        """Done with what ``claim`` still holds; the ``stale`` memories (changed since
+        the claim read them) are queued again, to be projected as they are now."""
+        await connection.execute(
+            "DELETE FROM memory_outbox WHERE id = ANY($1) AND claimed_by = $2",
+            [i.id for i in items], claim)
+        if stale:
+            await connection.executemany(
+                "INSERT INTO memory_outbox (entry_id, account_id, environment, next_attempt_at,"
+                " created_at) VALUES ($1, $2, $3, $4, $4)",
+                [(i.entry_id, i.account_id, i.environment, now) for i in stale])
+            await connection.execute("SELECT pg_notify('memory_outbox', '')")
 
     @staticmethod
-    async def retry_outbox(connection, items: Sequence[OutboxItem], now: datetime,
-                           error: str) -> None:
+    async def retry_outbox(connection: postgres.Connection, claim: UUID,
+                           items: Sequence[OutboxItem], now: datetime, error: str) -> None:
+        """Back off what ``claim`` still holds, to try again later."""
         for item in items:
             delay = min(300.0, 2.0 ** item.attempts)
             await connection.execute(
                 "UPDATE memory_outbox SET attempts = attempts + 1, next_attempt_at = $2,"
-                " last_error = $3 WHERE id = $1",
-                item.id, now + timedelta(seconds=delay), error[:500],
+                " last_error = $3 WHERE id = $1 AND claimed_by = $4",
+                item.id, now + timedelta(seconds=delay), error[:500], claim,
             )
 
     async def outbox_size(self) -> int:

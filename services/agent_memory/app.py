@@ -131,8 +131,7 @@ async def running(config: AgentMemoryConfig, *, clock: Clock | None = None,
             learning.binding,
         ], tracing=tracing, internal_token=config.process.internal.token)
         server.metrics.gauge(
-            "agent_memory.outbox.size", lambda: repository.pool.fetchval(
-                "SELECT count(*) FROM memory_outbox"),
+            "agent_memory.outbox.size", repository.outbox_size,
             unit="{row}", description="Entry changes not yet projected into the vector index.")
         optimizer = IndexOptimizer(index) if isinstance(index, EdgeIndex) else None
         if optimizer is not None:

@@ -2,7 +2,7 @@
 
 Two outcomes, as the seed specifies: prompt injection is rejected outright;
 credentials and personal data are not rejected but force the entry
-``private`` (memory.py refuses them when there is no user to own it).
+``private`` (``memories.writes`` refuses them when there is no user to own it).
 
 The screen is layered, and deterministic (same text, same answer):
 

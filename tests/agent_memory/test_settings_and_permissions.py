@@ -8,7 +8,7 @@ import uuid
 
 import grpc
 
-from services.agent_memory.memories import permissions
+from libs import memory_writers
 from services.agent_memory.memories.model import Role
 from services.agent_memory.memories.rules import Kind, Scope
 from testkit.journal_client import rpc_error
@@ -287,7 +287,7 @@ async def test_bad_input_names_the_field(memory):
 
 
 async def test_what_a_form_offers_is_exactly_what_the_library_accepts(memory):
-    """permissions.may_write (the library page's choices) against AddMemory itself, for
+    """memory_writers.may_write (the library page's choices) against AddMemory itself, for
     every role, scope and kind, with a user and without."""
     callers = {Role.AGENT: who, Role.ADMIN: admin}
     for (role, principal_of), user, scope, kind in (
@@ -298,7 +298,7 @@ async def test_what_a_form_offers_is_exactly_what_the_library_accepts(memory):
             f"The office closes at six on Fridays ({uuid.uuid4().hex[:6]}).",
             getattr(pb, f"MEMORY_KIND_{kind.name}"),
             getattr(pb, f"MEMORY_SCOPE_{scope.name}")))
-        offered = permissions.may_write(role, scope, kind, with_user=bool(user))
+        offered = memory_writers.may_write(role, scope, kind, with_user=bool(user))
         if offered:
             assert (await memory.stub.AddMemory(request)).memory.id, (role, user, scope, kind)
         else:

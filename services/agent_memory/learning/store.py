@@ -14,6 +14,7 @@ from uuid import UUID
 
 import asyncpg
 
+from libs import memory_writers
 from libs.postgres import Connection
 from libs.quotas import quota_exceeded
 from services.agent_memory.learning.model import (
@@ -116,13 +117,10 @@ def _mine(q: Query, actor: Actor, alias: str = "") -> str:
             f" AND {a}owner_user_id IN ('', {q(actor.user_id or '')})")
 
 
-_ADMINS = frozenset({Role.ADMIN, Role.OPERATOR, Role.SERVICE})
-
-
 def _managed(q: Query, actor: Actor) -> str:
     """Procedures the caller manages: those it sees; an admin every one of the agent (the
     seed: a person's procedures are deleted by that person or an admin)."""
-    if actor.role not in _ADMINS:
+    if actor.role not in memory_writers.ADMIN_ROLES:
         return _mine(q, actor)
     return (f"account_id = {q(actor.account_id)} AND environment = {q(actor.environment)}"
             f" AND agent_id = {q(actor.agent_id)}")

@@ -3,8 +3,9 @@ pinning, recall, decay and settings bounds.
 
 Seed 000's three categories keep their numbers exactly; seed 002's types,
 rules and blocks have limits of their own (documented in the kind table of
-docs/concepts.md, which mirrors ``RULES``). None of these is configurable per account or
-agent; the account settings are in ``SETTINGS_*``.
+docs/concepts.md, which mirrors ``RULES``; the scopes each kind lives in, and who
+writes it, are ``libs.memory_writers``'s, shared with the library page). None of these
+is configurable per account or agent; the account settings are in ``SETTINGS_*``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from datetime import timedelta
+
+from libs import memory_writers
 
 
 class Scope(enum.StrEnum):
@@ -24,9 +27,8 @@ class Scope(enum.StrEnum):
     PRIVATE = "private"  # one person with one agent (seed 000's "private")
 
 
-TENANT_SCOPES = frozenset({Scope.ACCOUNT, Scope.AGENT, Scope.USER, Scope.PRIVATE})
-# Scopes that belong to a person: they need an authenticated user.
-PERSONAL_SCOPES = frozenset({Scope.USER, Scope.PRIVATE})
+# Scopes that belong to a person: they need an authenticated user (libs.memory_writers).
+PERSONAL_SCOPES = frozenset(Scope(name) for name in memory_writers.PERSONAL_SCOPES)
 
 
 class Visibility(enum.StrEnum):
@@ -81,7 +83,6 @@ class KindRules:
     max_content_chars: int
     expires_after: timedelta | None = None
     decays: bool = False
-    scopes: frozenset[Scope] = TENANT_SCOPES
     # Returned by recall and search; rules and blocks reach a context by
     # their own sections, artifact references only by id (seed 002).
     recallable: bool = True
@@ -96,12 +97,9 @@ RULES: dict[Kind, KindRules] = {
     Kind.PREFERENCE: KindRules(100, 30, 2000),
     Kind.INSTRUCTION: KindRules(100, 30, 2000),
     Kind.ARTIFACT_REF: KindRules(500, 100, 2000, recallable=False),
-    Kind.PLATFORM_RULE: KindRules(200, 0, 2000, scopes=frozenset({Scope.PLATFORM}),
-                                  recallable=False),
-    Kind.TENANT_RULE: KindRules(100, 0, 2000, scopes=frozenset({Scope.ACCOUNT}),
-                                recallable=False),
-    Kind.TENANT_FLOOR: KindRules(20, 0, 1000, scopes=frozenset({Scope.ACCOUNT}),
-                                 recallable=False),
+    Kind.PLATFORM_RULE: KindRules(200, 0, 2000, recallable=False),
+    Kind.TENANT_RULE: KindRules(100, 0, 2000, recallable=False),
+    Kind.TENANT_FLOOR: KindRules(20, 0, 1000, recallable=False),
     Kind.BLOCK: KindRules(20, 10, 2000, recallable=False),
 }
 
@@ -166,6 +164,12 @@ DEFAULT_EXTRACTION_MODE = ExtractionMode.SUGGESTIONS
 
 def boosted(score: float, importance: float) -> float:
     return score * (IMPORTANCE_BASE + importance * IMPORTANCE_WEIGHT)
+
+
+def scopes_of(kind: Kind) -> frozenset[Scope]:
+    """The scopes a memory of ``kind`` may live in (platform rules: the platform's;
+    tenant rules and floors: the account's; the rest: the tenant scopes)."""
+    return frozenset(Scope(name) for name in memory_writers.scopes_of(kind))
 
 
 def visibility_of(scope: Scope) -> Visibility:

@@ -265,8 +265,8 @@ class Writes:
 
     async def add(self, actor: Actor, new: NewMemory, request_id: str | None) -> Entry:
         scope, kind = new.scope, new.kind
-        if scope not in rules.RULES[kind].scopes:
-            allowed = ", ".join(sorted(rules.RULES[kind].scopes))
+        if scope not in rules.scopes_of(kind):
+            allowed = ", ".join(sorted(rules.scopes_of(kind)))
             raise InvalidArgument("memory.scope", f"{kind} memories live in: {allowed}")
         if scope in rules.PERSONAL_SCOPES and not actor.user_id:
             raise InvalidArgument("memory.scope",
@@ -331,7 +331,7 @@ class Writes:
             kind = edit.kind or current.kind
             if kind != current.kind:
                 permissions.check_write(actor, current.scope, kind)
-                if current.scope not in rules.RULES[kind].scopes:
+                if current.scope not in rules.scopes_of(kind):
                     raise InvalidArgument("edit.kind", f"{kind} memories cannot live in the "
                                                        f"{current.scope} scope")
             content = current.content if edit.content is None else edit.content
@@ -610,7 +610,7 @@ def _importable(actor: Actor, entry: Entry, versions: Sequence[Version], field: 
             (entry.scope in (Scope.ACCOUNT, Scope.USER) and entry.agent_id):
         raise InvalidArgument(f"{field}.scope", "belongs to another agent or user than the "
                                                 "caller's")
-    if entry.kind not in rules.RULES or entry.scope not in rules.RULES[entry.kind].scopes:
+    if entry.kind not in rules.RULES or entry.scope not in rules.scopes_of(entry.kind):
         raise InvalidArgument(f"{field}.kind", f"{entry.kind} cannot live in {entry.scope}")
     permissions.check_write(actor, entry.scope, entry.kind)
     numbers = [v.entry.version for v in versions]

@@ -17,10 +17,8 @@ from agentmemory.agent_memory.v1 import learning_service_pb2 as learning_pb
 from google.protobuf import descriptor, field_mask_pb2, json_format
 from google.protobuf.message import Message
 
+from libs import memory_writers
 from libs.errors import InvalidArgument
-from services.agent_memory.memories import permissions
-from services.agent_memory.memories.model import Role
-from services.agent_memory.memories.rules import Kind, Scope
 from services.gateway.http.rest import enum_prefix
 
 if TYPE_CHECKING:  # the stubs' generic base of the generated enums (not a runtime name)
@@ -46,13 +44,12 @@ SUGGESTION_STATUSES = choices(learning_pb.SuggestionStatus.DESCRIPTOR)
 
 def writable(role: str, with_user: bool, scope: str = "") -> tuple[list[str], list[str]]:
     """The scopes and kinds a credential of ``role`` (with a user or not) may write, by
-    agent memory's rules (``permissions.may_write``), in the forms' order; with
+    the rule agent memory enforces (``libs.memory_writers``), in the forms' order; with
     ``scope``, the kinds of that scope."""
-    who = Role(role)
     scopes = [s for s in SCOPES if (not scope or s == scope) and any(
-        permissions.may_write(who, Scope(s), Kind(k), with_user=with_user) for k in KINDS)]
+        memory_writers.may_write(role, s, k, with_user=with_user) for k in KINDS)]
     kinds = [k for k in KINDS if any(
-        permissions.may_write(who, Scope(s), Kind(k), with_user=with_user) for s in scopes)]
+        memory_writers.may_write(role, s, k, with_user=with_user) for s in scopes)]
     return scopes, kinds
 
 

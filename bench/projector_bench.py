@@ -18,7 +18,6 @@ import asyncio
 import statistics
 import threading
 import time
-import uuid
 
 import asyncpg
 from agentmemory.agent_memory.v1 import agent_memory_service_pb2 as pb
@@ -29,6 +28,7 @@ from bench.scratch import scratch_dir
 from libs import clients
 from services.agent_memory.app import running
 from services.agent_memory.settings import AgentMemoryConfig
+from testkit.postgres import fresh_database
 from tools.backends.ports import free_port
 from tools.backends.postgres import EmbeddedPostgres
 
@@ -67,16 +67,6 @@ class LongestTransaction(threading.Thread):
                 await asyncio.sleep(SAMPLE_SECONDS)
         finally:
             await connection.close()
-
-
-async def fresh_database(postgres: EmbeddedPostgres) -> str:
-    name = f"bench_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(postgres.dsn)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    return postgres.dsn.rsplit("/", 1)[0] + f"/{name}"
 
 
 async def one_run(postgres: EmbeddedPostgres, memories: int, batch: int) -> tuple[float, float]:

@@ -166,10 +166,14 @@ def boosted(score: float, importance: float) -> float:
     return score * (IMPORTANCE_BASE + importance * IMPORTANCE_WEIGHT)
 
 
+# The scopes a memory of each kind may live in (platform rules: the platform's; tenant
+# rules and floors: the account's; the rest: the tenant scopes), from libs.memory_writers.
+_SCOPES = {kind: frozenset(Scope(name) for name in memory_writers.scopes_of(kind))
+           for kind in Kind}
+
+
 def scopes_of(kind: Kind) -> frozenset[Scope]:
-    """The scopes a memory of ``kind`` may live in (platform rules: the platform's;
-    tenant rules and floors: the account's; the rest: the tenant scopes)."""
-    return frozenset(Scope(name) for name in memory_writers.scopes_of(kind))
+    return _SCOPES[kind]
 
 
 def visibility_of(scope: Scope) -> Visibility:

@@ -7,6 +7,7 @@ import pytest
 from agentmemory.agent_memory.v1 import retrieval_pb2 as pb
 from agentmemory.common.v1 import run_pb2
 
+from services.agent_memory.retrieval import store
 from tests.retrieval.conftest import who
 
 TEA = "Ana prefers green tea in the morning"
@@ -184,3 +185,17 @@ async def test_a_tie_the_entity_leg_cannot_fit_is_left_to_the_other_legs(retriev
     found = await retrieval.only("entity", "zephyr kowalski", top_n=10)
     assert found == ["Kowalski signed off the Zephyr status"]  # 1/1 + 1/26 beats 1/26
     assert await retrieval.only("entity", "zephyr", top_n=10) == []  # 26 ties, 20 places
+
+
+async def test_a_name_too_common_to_rank_by_adds_nothing(retrieval, monkeypatch):
+    monkeypatch.setattr(store, "ENTITY_PER_NAME", 5)
+    for i in range(6):  # more memories name Zephyr than the leg ranks by
+        await retrieval.add(f"Zephyr status report number {i}", key=f"report-{i}")
+    await retrieval.add("Kowalski signed off the Zephyr status", key="sign-off")
+    await retrieval.add("Priya and Kowalski share the on-call rota", key="rota")
+    await retrieval.project()
+    assert await retrieval.only("entity", "zephyr") == []
+    # Zephyr adds nothing: the rota has Priya (1/1) and Kowalski (1/2), the sign-off Kowalski
+    found = await retrieval.only("entity", "zephyr kowalski priya")
+    assert found == ["Priya and Kowalski share the on-call rota",
+                     "Kowalski signed off the Zephyr status"]

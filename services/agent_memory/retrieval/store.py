@@ -60,7 +60,7 @@ def _tsquery(q: Query, text: str, operator: str = "|") -> str:
 # query word, then memories with any): ts_rank_cd reads each match's tsvector, and a
 # common word can match most of a large account.
 FULLTEXT_RANKED = 1000
-# The entity leg reads at most this many memories per matched name.
+# A name more memories than this hold is too common for the entity leg to rank by.
 ENTITY_PER_NAME = 100
 
 
@@ -190,21 +190,23 @@ class RetrievalStore:
     async def entity(self, actor: Actor, view: View, kinds: Sequence[Kind],
                      grams: Sequence[str], limit: int) -> list[Hit]:
         """Memories naming the query's entities; each matched name adds 1 / (the number of
-        the account's memories naming it), so rare names weigh most. At most
-        ENTITY_PER_NAME memories are read per name; a tie the leg cannot fit whole
-        (a common name) is left to the other legs."""
+        the account's memories naming it), so rare names weigh most. A name more than
+        ENTITY_PER_NAME memories hold is too common to tell them apart (a speaker's
+        name in every turn): it adds nothing, and is only counted that far; a tie the
+        leg cannot fit whole is left to the other legs."""
         if not grams:
             return []
         q = Query()
         account, environment = q(actor.account_id), q(actor.environment)
         rows = await self._pool.fetch(
-            f"WITH names AS (SELECT norm, count(*) AS df FROM memory_entities"
-            f" WHERE account_id = {account} AND environment = {environment}"
-            f" AND norm = ANY({q(list(grams))}::text[]) GROUP BY norm),"
-            f" hits AS (SELECT n.df, x.memory_id FROM names n CROSS JOIN LATERAL"
-            f" (SELECT e.memory_id FROM memory_entities e WHERE e.account_id = {account}"
-            f" AND e.environment = {environment} AND e.norm = n.norm"
-            f" LIMIT {q(ENTITY_PER_NAME)}) x)"
+            f"WITH names AS (SELECT n.norm, c.df FROM unnest({q(list(dict.fromkeys(grams)))}"
+            f"::text[]) AS n(norm) CROSS JOIN LATERAL (SELECT count(*) AS df FROM (SELECT 1"
+            f" FROM memory_entities f WHERE f.account_id = {account} AND f.environment ="
+            f" {environment} AND f.norm = n.norm LIMIT {q(ENTITY_PER_NAME + 1)}) x) c"
+            f" WHERE c.df BETWEEN 1 AND {q(ENTITY_PER_NAME)}),"
+            f" hits AS (SELECT n.df, e.memory_id FROM names n JOIN memory_entities e"
+            f" ON e.account_id = {account} AND e.environment = {environment}"
+            f" AND e.norm = n.norm)"
             f" SELECT m.id, sum(1.0 / h.df) AS score FROM hits h JOIN {view.source()}"
             f" ON m.account_id = {account} AND m.environment = {environment}"
             f" AND m.id = h.memory_id WHERE {view.where(q, actor, kinds)}"

@@ -519,7 +519,11 @@ class Repository(SettingsReads):
             " - make_interval(days => coalesce(s.retention_days, $2))"
             " LIMIT $3), gone AS (DELETE FROM retrieval_receipts r USING old"
             " WHERE (r.account_id, r.environment, r.id) = (old.account_id, old.environment,"
-            " old.id) RETURNING 1) SELECT count(*) FROM gone",
+            " old.id) RETURNING 1),"
+            # the items have no key to their receipt (migration 0012): deleted here
+            " items AS (DELETE FROM retrieval_receipt_items i USING old"
+            " WHERE (i.account_id, i.environment, i.receipt_id) = (old.account_id,"
+            " old.environment, old.id)) SELECT count(*) FROM gone",
             now, rules.SETTINGS_RETENTION_DAYS, batch)
         await self._pool.execute("DELETE FROM account_daily_usage WHERE day < $1",
                                  (now - timedelta(days=1)).date())

@@ -22,11 +22,15 @@ even-numbered ones evaluate. Each question's legs run once; fusion and scoring a
 recomputed per configuration with the service's own code (``search.rank``), checked
 against the full ``Searcher.search`` path on the defaults. Rows per kind and split:
 each leg alone, fused with the defaults, fused + the local reranker at each
-``--pools`` size, ``memory_recall``, and the compiled context at the default budget
-(its workspace entries, in order); then R@10 by question category.
+``--pools`` size (the model's order alone, and the service's blend of it with the
+fused order), ``memory_recall``, and the compiled context at the default budget
+(its workspace entries, in order); then R@10 by question category. ``--blend``
+scores ``bench/rerank_blend.py``'s grid of blends at ``--pools`` from the cached
+cross-encoder scores.
 
     python -m bench.retrieval_quality --turns REALTALK/data --facts locomo10_v2
-        [--limit N] [--tune [weights|closeness]] [--pools 10,20,40] [--workdir DIR]
+        [--limit N] [--tune [weights|closeness]] [--pools 10,20,40] [--blend]
+        [--no-ablation] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -49,10 +53,11 @@ from uuid import UUID
 import asyncpg
 import uvloop
 
+from bench import rerank_blend
 from bench.scratch import scratch_dir
 from libs import migrations
 from libs.embeddings import LocalEmbedder
-from libs.reranker import CrossEncoder
+from libs.reranker import BLEND_K, BLEND_WEIGHT, CrossEncoder
 from services.agent_memory.app import MIGRATIONS
 from services.agent_memory.index.edge import EdgeIndex
 from services.agent_memory.memories import rules
@@ -251,12 +256,31 @@ async def score_pool(reranker: CrossEncoder, prepared: Prepared, view: View, siz
     return elapsed if len(missing) == size else None
 
 
-def reranked(size: int) -> Callable[[Prepared], list[UUID]]:
-    """The fused top ``size`` in the cross-encoder's order, then the rest of the fusion."""
+def reranked(size: int, weight: float = 1.0) -> Callable[[Prepared], list[UUID]]:
+    """The fused top ``size`` in the order of the service's blend of the cross-encoder
+    (``weight``; 1: its order alone) with the fused order, then the rest of the fusion."""
     def ranking(p: Prepared) -> list[UUID]:
-        head = sorted(p.pool[:size], key=lambda i: -p.rerank_scores[i])
-        return [*head, *p.pool[size:]][:TOP_N]
+        return rerank_blend.reorder("library", p.pool, [p.rerank_scores[i] for i in p.pool],
+                                    size, weight, BLEND_K)[:TOP_N]
     return ranking
+
+
+def blend_grid(prepared: dict[str, list[Prepared]], view: View, memories: dict[UUID, Memory],
+               pools: list[int]) -> None:
+    """Every blend of ``bench.rerank_blend``'s grid at each pool, from the cached scores:
+    R@10 per kind and split, the best by the tuning splits first."""
+    def case(p: Prepared) -> rerank_blend.Case:
+        return rerank_blend.Case(p.pool, [p.rerank_scores[i] for i in p.pool],
+                                 p.question.tuning, lambda ids: recall_at(
+                                     ids[:TOP_N], p.question.evidence, memories, 10))
+
+    cases = {kind: [case(p) for p in split] for kind, split in prepared.items()}
+    baseline = {kind: tuple(mean([recall_at(fused(p, Overrides(), view), p.question.evidence,
+                                            memories, 10) for p in split
+                                  if p.question.tuning == tuning]) for tuning in (True, False))
+                for kind, split in prepared.items()}
+    print("\nblends of the cross-encoder with the fused order, R@10 (tuning, evaluation)")
+    rerank_blend.report(rerank_blend.grid(cases, pools), baseline)
 
 
 def leg_alone(leg: str) -> Callable[[Prepared], list[UUID]]:
@@ -486,11 +510,16 @@ async def main(args: argparse.Namespace) -> None:
             tune(prepared, view, memories)
         elif args.tune == "closeness":
             tune_closeness(prepared, view, memories)
-        ablation(prepared, view, memories)
+        if args.blend and args.pools:
+            blend_grid(prepared, view, memories, args.pools)
+        if not args.no_ablation:
+            ablation(prepared, view, memories)
         default = Overrides()
         rows = [(f"{params.LEG_LABELS[leg]} leg alone", leg_alone(leg)) for leg in params.LEGS]
         rows += [("fused, defaults", lambda p: fused(p, default, view))]
         rows += [(f"fused + rerank, pool {size}", reranked(size)) for size in args.pools]
+        rows += [(f"fused + blended rerank (weight {BLEND_WEIGHT:g}), pool {size}",
+                  reranked(size, BLEND_WEIGHT)) for size in args.pools]
         rows += [
                  ("memory_recall", lambda p: p.recall),
                  ("compiled context, default budget", lambda p: p.compiled)]
@@ -521,6 +550,9 @@ if __name__ == "__main__":
                         help="search leg weights (or the closeness powers) on tuning")
     parser.add_argument("--pools", type=lambda v: [int(x) for x in v.split(",") if x],
                         default=[], help="cross-encoder pool sizes, e.g. 10,20,40")
+    parser.add_argument("--blend", action="store_true",
+                        help="score the grid of blends (bench/rerank_blend.py) at --pools")
+    parser.add_argument("--no-ablation", action="store_true", help="skip the leg ablation")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="keep the loaded data here; a later run with it skips loading")
     uvloop.run(main(parser.parse_args()))

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from libs.embeddings import INTERACTIVE_THREADS, verified
 from libs.settings import setting
@@ -142,18 +142,52 @@ async def local_reranking(settings: RerankSettings,
     return Reranking(model, settings.rerank_pool)
 
 
+class Scorer(Protocol):
+    """What reranking needs of a model (the cross-encoder; the benches' cached scores)."""
+
+    async def scores(self, query: str, texts: Sequence[str]) -> list[float]: ...
+
+
+# The blend of the model's order with the given (fused) one: a weighted reciprocal-rank
+# fusion of the two ranks. The model's order alone throws the fusion's evidence away
+# (a pool of 40 by the model alone lost to the fusion on journal search); fitted on the
+# tuning splits of bench/retrieval_quality.py and bench/search_quality.py together
+# (bench/rerank_blend.py's grid: the best mean gain of R@10 over the three), one value
+# for both services.
+BLEND_WEIGHT = 0.7  # the model's share; 1: its order alone, 0: the given order
+BLEND_K = 5  # the ranks' constant: small, so the top few ranks of either order count most
+
+
+def blended(given: Sequence[float], weight: float = BLEND_WEIGHT,
+            k: float = BLEND_K) -> list[float]:
+    """Each candidate's blended score, ``given`` being the model's logits in the given
+    order: weight / (k + its rank by the model) + (1 - weight) / (k + its given rank),
+    ranks from 1 (equal logits rank in the given order)."""
+    model_rank = [0] * len(given)
+    for rank, i in enumerate(sorted(range(len(given)), key=lambda i: -given[i]), start=1):
+        model_rank[i] = rank
+    return [weight / (k + model_rank[i]) + (1 - weight) / (k + i + 1)
+            for i in range(len(given))]
+
+
 @dataclass(frozen=True)
 class Reranking:
-    """A cross-encoder and how many of the best candidates it reorders (the pool)."""
+    """A cross-encoder, how many of the best candidates it reorders (the pool) and the
+    share its order has in the blend with the given one (``weight``: 1 is its order alone,
+    0 the given order)."""
 
-    model: CrossEncoder
+    model: Scorer
     pool: int
+    weight: float = BLEND_WEIGHT
+    k: float = BLEND_K
 
     async def reorder(self, query: str, items: Sequence[T],
                       text: Callable[[T], str]) -> tuple[list[T], list[float]]:
-        """The pool's items in the model's order (ties keep theirs), then the rest as they
-        were; and the pool's scores, in the given order."""
+        """The pool's items in the order of the blend of the model's ranks with theirs
+        (``blended``; ties keep the given order), then the rest as they were; and the
+        model's scores of the pool, in the given order."""
         head, rest = list(items[:self.pool]), list(items[self.pool:])
         given = await self.model.scores(query, [text(item) for item in head])
-        order = sorted(range(len(head)), key=lambda i: -given[i])
+        scores = blended(given, self.weight, self.k)
+        order = sorted(range(len(head)), key=lambda i: -scores[i])
         return [head[i] for i in order] + rest, given

@@ -182,7 +182,7 @@ async def test_recall_keeps_to_seed_000_categories(memory):
     assert [e.entry.key for e in reply.entries] == ["fact"] and not reply.fallback
 
 
-async def test_rerank_orders_the_fused_pool_by_the_cross_encoder_and_says_so(memory):
+async def test_rerank_orders_the_fused_pool_by_the_blend_with_the_cross_encoder(memory):
     await store_facts(memory)
     await memory.project()
     query = "what is the user allergic to"
@@ -195,6 +195,7 @@ async def test_rerank_orders_the_fused_pool_by_the_cross_encoder_and_says_so(mem
         given = await model.scores(query, [f"{e.entry.key}: {e.entry.content}" for e in pool])
     finally:
         await model.close()
-    best = sorted(range(len(pool)), key=lambda i: -given[i])[:3]
+    blended = reranker.blended(given)  # the model's ranks blended with the fused ones
+    best = sorted(range(len(pool)), key=lambda i: -blended[i])[:3]
     assert [e.entry.key for e in reranked.entries] == [pool[i].entry.key for i in best]
     assert reranked.entries[0].entry.key == "allergy"

@@ -248,7 +248,7 @@ async def test_small_scopes_rank_from_messages_exactly_as_large_ones_from_postin
     assert len(reply.hits) == 10 and len(statements) == 1
 
 
-async def test_rerank_orders_the_best_of_the_ranking_by_the_cross_encoder(chdb_search):
+async def test_rerank_orders_the_best_of_the_ranking_by_the_blend(chdb_search):
     await load_corpus(chdb_search)
     query, (thread, index) = next(iter(EXPECTED.items()))
     plain = await chdb_search.search(query, summarize=False, limit=20)
@@ -262,7 +262,8 @@ async def test_rerank_orders_the_best_of_the_ranking_by_the_cross_encoder(chdb_s
         given = await model.scores(query, texts)
     finally:
         await model.close()
-    best = sorted(range(len(plain.hits)), key=lambda i: -given[i])[:3]
+    blended = reranker.blended(given)  # the model's ranks blended with the hybrid ones
+    best = sorted(range(len(plain.hits)), key=lambda i: -blended[i])[:3]
     assert [(h.thread_id, h.message_id) for h in reranked.hits] == [
         (plain.hits[i].thread_id, plain.hits[i].message_id) for i in best]
     assert (reranked.hits[0].thread_id, reranked.hits[0].message_id) == (thread,

@@ -158,6 +158,19 @@ async def wait_projected(stub: pb_grpc.SearchServiceStub, count: int) -> float:
         await asyncio.sleep(1.0)
 
 
+def asked(conversations: list[Conversation], mode: int, rerank: bool):
+    """Each question with evidence left (turns with text), and its search of its
+    conversation."""
+    for conversation in conversations:
+        for question in conversation.questions:
+            evidence = set(question["evidence"]) & conversation.texts
+            if evidence:
+                yield conversation, question, evidence, pb.SearchMessagesRequest(
+                    principal=principal(conversation.account, agent="bench"),
+                    surface=principal_pb2.SURFACE_AGENT, query=question["question"],
+                    limit=max(KS), summarize=False, mode=mode, rerank=rerank)
+
+
 async def recalls(stub: pb_grpc.SearchServiceStub, conversations: list[Conversation],
                   mode: int, rerank: bool = False) -> dict[tuple[str, str], list[dict[int, float]]]:
     """Per (split, category) the recall@k of each question. A hybrid search that fell
@@ -166,27 +179,19 @@ async def recalls(stub: pb_grpc.SearchServiceStub, conversations: list[Conversat
     found: dict[tuple[str, str], list[dict[int, float]]] = defaultdict(list)
     fallbacks = 0
     seconds = []
-    for conversation in conversations:
-        for question in conversation.questions:
-            evidence = set(question["evidence"]) & conversation.texts
-            if not evidence:
-                continue
-            request = pb.SearchMessagesRequest(
-                principal=principal(conversation.account, agent="bench"),
-                surface=principal_pb2.SURFACE_AGENT, query=question["question"], limit=max(KS),
-                summarize=False, mode=mode, rerank=rerank)
-            for _ in range(RETRIES):
-                started = time.perf_counter()
-                reply = await stub.SearchMessages(request)
-                seconds.append(time.perf_counter() - started)
-                if not reply.fallback:
-                    break
-                fallbacks += 1
-            assert reply.reranked == rerank
-            ranked = [h.message_id for h in reply.hits]
-            recall = {k: len(evidence & set(ranked[:k])) / len(evidence) for k in KS}
-            for category in ("all", CATEGORIES.get(question["category"], "other")):
-                found[(conversation.split, category)].append(recall)
+    for conversation, question, evidence, request in asked(conversations, mode, rerank):
+        for _ in range(RETRIES):
+            started = time.perf_counter()
+            reply = await stub.SearchMessages(request)
+            seconds.append(time.perf_counter() - started)
+            if not reply.fallback:
+                break
+            fallbacks += 1
+        assert reply.reranked == rerank
+        ranked = [h.message_id for h in reply.hits]
+        recall = {k: len(evidence & set(ranked[:k])) / len(evidence) for k in KS}
+        for category in ("all", CATEGORIES.get(question["category"], "other")):
+            found[(conversation.split, category)].append(recall)
     if fallbacks:
         print(f"  ({fallbacks} hybrid searches fell back to BM25 and were asked again)")
     print(f"  (p50 {statistics.median(seconds) * 1000:.0f} ms a search, one client)")
@@ -246,22 +251,15 @@ async def capture(stub: pb_grpc.SearchServiceStub, searcher, scores: CachedScore
     searcher.reranking = recorder = Capturing(scores, depth)
     found = []
     try:
-        for conversation in conversations:
-            for question in conversation.questions:
-                evidence = set(question["evidence"]) & conversation.texts
-                if not evidence:
-                    continue
-                request = pb.SearchMessagesRequest(
-                    principal=principal(conversation.account, agent="bench"),
-                    surface=principal_pb2.SURFACE_AGENT, query=question["question"],
-                    limit=max(KS), summarize=False, mode=pb.SEARCH_MODE_HYBRID, rerank=True)
-                for _ in range(RETRIES):
-                    recorder.seen.clear()
-                    reply = await stub.SearchMessages(request)
-                    if not reply.fallback:
-                        break
-                hits, given = recorder.seen[-1] if recorder.seen else ([], [])
-                found.append(Captured(conversation, question, evidence, hits, given))
+        for conversation, question, evidence, request in asked(
+                conversations, pb.SEARCH_MODE_HYBRID, rerank=True):
+            for _ in range(RETRIES):
+                recorder.seen.clear()
+                reply = await stub.SearchMessages(request)
+                if not reply.fallback:
+                    break
+            hits, given = recorder.seen[-1] if recorder.seen else ([], [])
+            found.append(Captured(conversation, question, evidence, hits, given))
     finally:
         searcher.reranking = kept
     scores.save()

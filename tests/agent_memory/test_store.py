@@ -147,4 +147,4 @@ async def test_migrations_are_versioned_and_applied_once(memory):
     finally:
         await connection.close()
     assert [(r["service"], r["version"]) for r in rows] == [
-        ("agent_memory", version) for version in range(1, 12)]  # 0001 to 0011, once each
+        ("agent_memory", version) for version in range(1, 13)]  # 0001 to 0012, once each

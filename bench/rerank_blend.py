@@ -11,6 +11,8 @@ blend is ``libs.reranker.blended``; the forms here are the candidates it was cho
 - ``minmax``: the same with the pool's logits scaled to 0-1 (min-max over the pool).
 
 Ranks count from 1; ties keep the fused order; the rest past the pool stays after it.
+With ``RERANK_BLEND_DUMP=FILE`` each bench appends its whole grid to FILE as a JSON line:
+the two benches' grids together are what the service's setting was chosen on.
 """
 
 from __future__ import annotations
@@ -32,16 +34,9 @@ WEIGHTS = tuple(round(0.1 * i, 1) for i in range(11))
 
 
 def form_scores(form: str, given: Sequence[float], weight: float, k: float) -> list[float]:
-    n = len(given)
-    if form == "library":
+    if form == "rrf":  # the service's blend
         return blended(given, weight, k)
-    prior = [(k + 1) / (k + rank) for rank in range(1, n + 1)]
-    if form == "rrf":
-        by_model = sorted(range(n), key=lambda i: -given[i])
-        model_rank = [0] * n
-        for rank, i in enumerate(by_model, start=1):
-            model_rank[i] = rank
-        return [weight / (k + model_rank[i]) + (1 - weight) / (k + i + 1) for i in range(n)]
+    prior = [(k + 1) / (k + rank) for rank in range(1, len(given) + 1)]
     if form == "sigmoid":
         normal = [1 / (1 + math.exp(-g)) for g in given]
     elif form == "minmax":
@@ -49,7 +44,7 @@ def form_scores(form: str, given: Sequence[float], weight: float, k: float) -> l
         normal = [(g - low) / (high - low) if high > low else 0.0 for g in given]
     else:
         raise ValueError(form)
-    return [weight * normal[i] + (1 - weight) * prior[i] for i in range(n)]
+    return [weight * normal[i] + (1 - weight) * prior[i] for i in range(len(given))]
 
 
 def reorder(form: str, order: Sequence[T], given: Sequence[float], pool: int, weight: float,

@@ -260,7 +260,7 @@ def reranked(size: int, weight: float = 1.0) -> Callable[[Prepared], list[UUID]]
     """The fused top ``size`` in the order of the service's blend of the cross-encoder
     (``weight``; 1: its order alone) with the fused order, then the rest of the fusion."""
     def ranking(p: Prepared) -> list[UUID]:
-        return rerank_blend.reorder("library", p.pool, [p.rerank_scores[i] for i in p.pool],
+        return rerank_blend.reorder("rrf", p.pool, [p.rerank_scores[i] for i in p.pool],
                                     size, weight, BLEND_K)[:TOP_N]
     return ranking
 

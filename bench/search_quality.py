@@ -318,7 +318,7 @@ def offline(captures: dict[int, list[Captured]], pools: list[int], weight: float
             for suffix, field_name in (("", "given"), (" +prev", "context")):
                 rows.append((f"{label}{pool}{suffix}", depth, lambda c, pool=pool, w=w,
                              f=field_name: rerank_blend.reorder(
-                                 "library", c.hits, getattr(c, f), pool, w, BLEND_K)))
+                                 "rrf", c.hits, getattr(c, f), pool, w, BLEND_K)))
     for name, depth, ranking in rows:
         found: dict[tuple[str, str], list[dict[int, float]]] = defaultdict(list)
         for c in captures[depth]:
